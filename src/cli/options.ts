@@ -1,0 +1,31 @@
+// Parsing of option values shared by commands: ports, instants, log levels.
+import { InvalidArgumentError } from 'commander';
+import { parseInstant } from '../clock.js';
+import { LOG_LEVELS, type LogLevel } from '../log.js';
+
+export function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
+  return Number(value);
+}
+
+export function parseClock(value: string): string {
+  try {
+    parseInstant(value);
+  } catch {
+    throw new InvalidArgumentError('expected an ISO-8601 instant (2030-01-01T00:00:00Z) or epoch seconds.');
+  }
+  return value;
+}
+
+export function parseLogLevel(value: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`one of ${LOG_LEVELS.join(', ')}.`);
+  return value as LogLevel;
+}
+
+export function parseUrl(value: string): string {
+  if (!URL.canParse(value) || !/^https?:/.test(value))
+    throw new InvalidArgumentError('an absolute http(s) URL.');
+  return value;
+}

@@ -1,0 +1,104 @@
+// The commander program: argv → typed options → plain async functions. Exit codes in exit.ts.
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { check } from './check.js';
+import { EXIT, reportError } from './exit.js';
+import { keygen } from './keygen.js';
+import { parseClock, parseLogLevel, parsePort, parseUrl } from './options.js';
+import { serve, type ServeOptions } from './serve.js';
+
+export interface CliIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: CliIo = {
+  stdout: (l) => process.stdout.write(`${l}\n`),
+  stderr: (l) => process.stderr.write(`${l}\n`),
+  env: process.env,
+};
+
+/** What a command's action leaves behind: an exit code, or `running` for a server that keeps the process up. */
+export interface CommandOutcome {
+  running: boolean;
+}
+
+export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { running: false }): Command {
+  const program = new Command('mock-idp')
+    .description('A local mock OpenID Connect provider for integration tests')
+    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
+    .exitOverride()
+    .showHelpAfterError('(run mock-idp --help for usage)');
+
+  program
+    .command('serve', { isDefault: true })
+    .description('start the server (the default command)')
+    .option(
+      '--fixtures <file>',
+      'users, clients, scopes and claims (YAML); default: the bundled fixtures/default.yaml',
+    )
+    .addOption(
+      new Option('--port <n>', 'port; 0 picks a free one').env('PORT').default(8080).argParser(parsePort),
+    )
+    .addOption(new Option('--host <addr>', 'bind address').env('HOST').default('127.0.0.1'))
+    .option('--issuer <url>', 'fixed public realm base URL (default: derived per request)', parseUrl)
+    .option('--key <file>', 'private RSA signing key, PEM or JWK (default: ephemeral)')
+    .option(
+      '--clock <time>',
+      'start time: ISO-8601 instant or epoch seconds (default: real time)',
+      parseClock,
+    )
+    .option('--frozen', 'time stands still until advanced')
+    .option('--seed <text>', 'makes jti, session ids and codes reproducible')
+    .addOption(
+      new Option('--log-level <level>', 'debug, info, warn, error or silent')
+        .env('LOG_LEVEL')
+        .default('info')
+        .argParser(parseLogLevel),
+    )
+    .option('--quiet', 'no request log lines (same as --log-level warn)')
+    .action(async (options: ServeOptions) => {
+      await serve(options, { stdout: io.stdout, stderr: io.stderr });
+      outcome.running = true;
+    });
+
+  program
+    .command('check')
+    .description(
+      'validate a fixtures file: exit 0, or print every problem as FILE:LINE:COL message and exit 1',
+    )
+    .argument('<file>', 'fixtures file')
+    .action(async (file: string) => {
+      await check(file, io.stdout);
+    });
+
+  program
+    .command('keygen')
+    .description('print a new private RSA key (PKCS#8 PEM) for --key')
+    .addOption(
+      new Option('--bits <n>', 'modulus length').default(2048).argParser((v) => {
+        if (!/^\d+$/.test(v) || Number(v) < 2048 || Number(v) > 8192)
+          throw new InvalidArgumentError('2048 to 8192.');
+        return Number(v);
+      }),
+    )
+    .option('--jwk', 'print a JWK instead of PEM')
+    .action(async (options: { bits: number; jwk?: boolean }) => {
+      await keygen(options, io.stdout);
+    });
+
+  return program;
+}
+
+/** Runs the CLI; resolves to an exit code for one-shot commands, or undefined while `serve` runs. */
+export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number | undefined> {
+  const outcome: CommandOutcome = { running: false };
+  const program = buildProgram(io, outcome);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return outcome.running ? undefined : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    return reportError(err, io.stderr);
+  }
+}

@@ -1,0 +1,106 @@
+// The express app: health, the realm router with one route per endpoint, request log, one error handler.
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../log.js';
+import type { Provider } from '../provider.js';
+import { authorizeHandler } from './endpoints/authorize.js';
+import { certsHandler } from './endpoints/certs.js';
+import { discoveryHandler } from './endpoints/discovery.js';
+import { introspectHandler } from './endpoints/introspect.js';
+import { logoutHandler } from './endpoints/logout.js';
+import { revokeHandler } from './endpoints/revoke.js';
+import { tokenHandler } from './endpoints/token.js';
+import { userinfoHandler } from './endpoints/userinfo.js';
+import { errorHandler } from './error-handler.js';
+import { requestOrigin } from './origin.js';
+import { PATHS, type EndpointName } from './paths.js';
+
+export interface AppHooks {
+  /** Runs before each named endpoint (fault injection). */
+  beforeEndpoint?: (name: EndpointName, req: Request, res: Response) => Promise<boolean> | boolean;
+  /** Mounts extra routes under the realm base (the QA API). */
+  realmRoutes?: (router: express.Router) => void;
+}
+
+const FORM_LIMIT = '64kb';
+
+function requestLog(log: Logger): RequestHandler {
+  return (req, res, next) => {
+    if (log.level === 'silent' || log.level === 'warn' || log.level === 'error') return next();
+    const start = performance.now();
+    res.on('finish', () => {
+      const { client, grant, error } = res.locals as { client?: string; grant?: string; error?: string };
+      const parts = [req.method, req.originalUrl.split('?')[0] ?? '', String(res.statusCode)];
+      if (client !== undefined) parts.push(`client=${client}`);
+      if (grant !== undefined) parts.push(`grant=${grant}`);
+      if (error !== undefined) parts.push(`error=${error}`);
+      parts.push(`${(performance.now() - start).toFixed(1)}ms`);
+      log.info(parts.join(' '));
+    });
+    next();
+  };
+}
+
+export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+  app.use(requestLog(log));
+
+  app.get('/health', (_req, res) => {
+    res.status(200).set('Cache-Control', 'no-store').json({ status: 'UP' });
+  });
+
+  const realm = express.Router({ caseSensitive: true, strict: false });
+  const form = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 100 });
+  const endpoint =
+    (name: EndpointName): RequestHandler =>
+    async (req, res, next: NextFunction) => {
+      res.locals['endpoint'] = name;
+      if (hooks.beforeEndpoint !== undefined && !(await hooks.beforeEndpoint(name, req, res))) return;
+      next();
+    };
+
+  realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler());
+  realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
+  realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
+  realm.post(PATHS.introspect, endpoint('introspect'), form, introspectHandler(p));
+  realm.all(PATHS.auth, endpoint('auth'), form, authorizeHandler(p));
+  realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
+  realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
+  realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));
+  for (const path of [PATHS.token, PATHS.introspect, PATHS.revoke]) {
+    realm.all(path, (req, res) => {
+      res
+        .status(405)
+        .set('Allow', 'POST')
+        .json({ error: 'invalid_request', error_description: `${req.method} is not allowed here: use POST` });
+    });
+  }
+  hooks.realmRoutes?.(realm);
+
+  app.use(
+    '/realms/:realm',
+    (req, res, next) => {
+      if (req.params['realm'] !== p.realm.name) {
+        res
+          .status(404)
+          .json({
+            error: 'Realm does not exist',
+            error_description: `This server serves realm "${p.realm.name}"`,
+          });
+        return;
+      }
+      res.locals['issuer'] = p.issuerFor(requestOrigin(req));
+      next();
+    },
+    realm,
+  );
+
+  app.use((req, res) => {
+    res.status(404).json({ error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });
+  });
+  app.use(errorHandler(log));
+  return app;
+}

@@ -1,0 +1,74 @@
+// GET /.well-known/openid-configuration: the interface document's fields and values, built once per issuer.
+import type { RequestHandler } from 'express';
+import { PATHS } from '../paths.js';
+import { issuerOf } from '../context.js';
+
+export function discoveryDocument(issuer: string): Record<string, unknown> {
+  return {
+    issuer,
+    authorization_endpoint: issuer + PATHS.auth,
+    token_endpoint: issuer + PATHS.token,
+    token_introspection_endpoint: issuer + PATHS.introspect,
+    introspection_endpoint: issuer + PATHS.introspect,
+    userinfo_endpoint: issuer + PATHS.userinfo,
+    end_session_endpoint: issuer + PATHS.logout,
+    revocation_endpoint: issuer + PATHS.revoke,
+    jwks_uri: issuer + PATHS.certs,
+    check_session_iframe: issuer + PATHS.checkSession,
+    registration_endpoint: issuer + PATHS.registration,
+    grant_types_supported: [
+      'authorization_code',
+      'implicit',
+      'refresh_token',
+      'password',
+      'client_credentials',
+    ],
+    response_types_supported: [
+      'code',
+      'none',
+      'id_token',
+      'token',
+      'id_token token',
+      'code id_token',
+      'code token',
+      'code id_token token',
+    ],
+    subject_types_supported: ['public', 'pairwise'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    userinfo_signing_alg_values_supported: ['RS256'],
+    request_object_signing_alg_values_supported: ['none', 'RS256'],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_signing_alg_values_supported: ['RS256'],
+    claims_supported: [
+      'sub',
+      'iss',
+      'auth_time',
+      'name',
+      'given_name',
+      'family_name',
+      'preferred_username',
+      'email',
+    ],
+    claim_types_supported: ['normal'],
+    claims_parameter_supported: false,
+    scopes_supported: ['openid', 'offline_access'],
+    request_parameter_supported: true,
+    request_uri_parameter_supported: true,
+    code_challenge_methods_supported: ['plain', 'S256'],
+  };
+}
+
+export function discoveryHandler(): RequestHandler {
+  const cache = new Map<string, string>();
+  return (_req, res) => {
+    const issuer = issuerOf(res);
+    let body = cache.get(issuer);
+    if (body === undefined) {
+      body = JSON.stringify(discoveryDocument(issuer));
+      if (cache.size > 64) cache.clear();
+      cache.set(issuer, body);
+    }
+    res.status(200).set({ 'Cache-Control': 'no-cache', 'Content-Type': 'application/json' }).send(body);
+  };
+}

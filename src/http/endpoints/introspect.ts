@@ -1,0 +1,23 @@
+// POST /protocol/openid-connect/token/introspect: resource servers ask whether a token is active.
+import type { RequestHandler } from 'express';
+import type { Provider } from '../../provider.js';
+import { authenticateClient } from '../../oauth/client-auth.js';
+import { introspect } from '../../oauth/introspect.js';
+import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { PATHS } from '../paths.js';
+
+export function introspectHandler(p: Provider): RequestHandler {
+  return async (req, res) => {
+    const params = paramsOf(req);
+    const issuer = issuerOf(res);
+    const audiences = [issuer, issuer + PATHS.token, issuer + PATHS.introspect];
+    const { client } = await authenticateClient(p, {
+      authorization: req.headers.authorization,
+      params,
+      audiences,
+    });
+    noteForLog(res, { client: client.id });
+    const token = params.require('token');
+    sendNoStore(res, await introspect(p, client, token));
+  };
+}

@@ -1,0 +1,31 @@
+// POST /protocol/openid-connect/revoke (RFC 7009): a refresh token ends its session, an access token is revoked.
+import type { RequestHandler } from 'express';
+import type { Provider } from '../../provider.js';
+import { authenticateClient } from '../../oauth/client-auth.js';
+import { OAuthError } from '../../oauth/errors.js';
+import { issuerOf, noteForLog, paramsOf } from '../context.js';
+import { PATHS } from '../paths.js';
+
+export function revokeHandler(p: Provider): RequestHandler {
+  return async (req, res) => {
+    const params = paramsOf(req);
+    const issuer = issuerOf(res);
+    const { client } = await authenticateClient(p, {
+      authorization: req.headers.authorization,
+      params,
+      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.revoke],
+    });
+    noteForLog(res, { client: client.id });
+    const token = params.require('token');
+    const verified = await p.verifyOwnToken(token);
+    // RFC 7009 §2.2: an invalid or unknown token is not an error.
+    if (verified !== undefined) {
+      const { claims } = verified;
+      if (claims['azp'] !== client.id)
+        throw new OAuthError('unauthorized_client', 'Token was issued to another client');
+      if (verified.kind === 'refresh') p.store.endSession(String(claims['sid'] ?? claims['session_state']));
+      else if (typeof claims.jti === 'string') p.store.revoke(claims.jti, Number(claims.exp ?? 0));
+    }
+    res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).end();
+  };
+}

@@ -1,0 +1,43 @@
+// POST /protocol/openid-connect/token: grant_type dispatch, client authentication, token set response.
+import type { RequestHandler } from 'express';
+import type { Provider } from '../../provider.js';
+import { authenticateClient } from '../../oauth/client-auth.js';
+import { invalidRequest, OAuthError } from '../../oauth/errors.js';
+import { grantAuthorizationCode } from '../../oauth/grants/authorization-code.js';
+import { grantClientCredentials } from '../../oauth/grants/client-credentials.js';
+import { grantRefreshToken } from '../../oauth/grants/refresh-token.js';
+import { issueTokenSet } from '../../oauth/token-set.js';
+import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { PATHS } from '../paths.js';
+
+const SUPPORTED = ['authorization_code', 'client_credentials', 'refresh_token'];
+
+export function tokenHandler(p: Provider): RequestHandler {
+  return async (req, res) => {
+    const params = paramsOf(req);
+    const grantType = params.get('grant_type');
+    noteForLog(res, grantType !== undefined ? { grant: grantType } : {});
+    if (grantType === undefined) throw invalidRequest('Missing form parameter: grant_type');
+    if (!SUPPORTED.includes(grantType)) {
+      throw new OAuthError(
+        'unsupported_grant_type',
+        `Unsupported grant_type "${grantType}" (supported: ${SUPPORTED.join(', ')})`,
+      );
+    }
+    const issuer = issuerOf(res);
+    const { client } = await authenticateClient(p, {
+      authorization: req.headers.authorization,
+      params,
+      audiences: [issuer, issuer + PATHS.token],
+    });
+    noteForLog(res, { client: client.id });
+    const grant =
+      grantType === 'client_credentials'
+        ? grantClientCredentials(p, client, params)
+        : grantType === 'authorization_code'
+          ? grantAuthorizationCode(p, client, params)
+          : await grantRefreshToken(p, client, params);
+    const idToken = !grant.serviceAccount && grant.scopes.includes('openid');
+    sendNoStore(res, await issueTokenSet(p, grant, { issuer, idToken }));
+  };
+}

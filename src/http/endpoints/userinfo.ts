@@ -1,0 +1,38 @@
+// GET|POST /protocol/openid-connect/userinfo: the claims of the bearer's user.
+import type { Request, RequestHandler } from 'express';
+import type { Provider } from '../../provider.js';
+import { invalidRequest, invalidToken } from '../../oauth/errors.js';
+import { releasedClaims } from '../../tokens/placement.js';
+import { noteForLog, paramsOf, sendNoStore } from '../context.js';
+
+function bearerToken(req: Request): string {
+  const header = req.headers.authorization;
+  const fromBody = req.method === 'POST' ? paramsOf(req).get('access_token') : undefined;
+  if (header !== undefined && fromBody !== undefined)
+    throw invalidRequest('Send the access token in one place only');
+  if (fromBody !== undefined) return fromBody;
+  const match = header !== undefined ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (match?.[1] === undefined)
+    throw invalidToken('Missing bearer token (Authorization: Bearer <access token>)');
+  return match[1];
+}
+
+export function userinfoHandler(p: Provider): RequestHandler {
+  return async (req, res) => {
+    const verified = await p.verifyOwnToken(bearerToken(req));
+    if (verified?.kind !== 'access')
+      throw invalidToken('Token verification failed: not an active access token of this realm');
+    const { claims } = verified;
+    const azp = typeof claims['azp'] === 'string' ? claims['azp'] : undefined;
+    noteForLog(res, azp !== undefined ? { client: azp } : {});
+    const entry = typeof claims.sub === 'string' ? p.realm.subjects.get(claims.sub) : undefined;
+    if (entry === undefined) throw invalidToken('Token verification failed: user not found');
+    const client = azp !== undefined ? p.realm.clients.get(azp) : undefined;
+    const scopes = typeof claims['scope'] === 'string' ? claims['scope'].split(' ') : [];
+    const released = releasedClaims(
+      { realm: p.realm, subject: entry.subject, scopes, nninEligible: client?.nninEligible ?? false },
+      'userinfo',
+    );
+    sendNoStore(res, { sub: entry.subject.sub, ...released });
+  };
+}

@@ -1,0 +1,18 @@
+// URL paths under the realm base (PRODUCT.md §2).
+
+export const PATHS = {
+  discovery: '/.well-known/openid-configuration',
+  token: '/protocol/openid-connect/token',
+  introspect: '/protocol/openid-connect/token/introspect',
+  certs: '/protocol/openid-connect/certs',
+  auth: '/protocol/openid-connect/auth',
+  userinfo: '/protocol/openid-connect/userinfo',
+  logout: '/protocol/openid-connect/logout',
+  revoke: '/protocol/openid-connect/revoke',
+  checkSession: '/protocol/openid-connect/login-status-iframe.html',
+  registration: '/clients-registrations/openid-connect',
+} as const;
+
+/** The endpoints a fault can be injected into (QA API). */
+export type EndpointName =
+  'token' | 'introspect' | 'discovery' | 'certs' | 'userinfo' | 'auth' | 'logout' | 'revoke';

@@ -1,0 +1,22 @@
+// Package entry: startMockIdp, loadFixtures and their types.
+import { fixturesFromObject, loadFixturesFile } from './fixtures/load.js';
+import type { Fixtures, FixturesInput } from './fixtures/schema.js';
+
+export { startMockIdp, DEFAULT_FIXTURES, type MockIdp, type MockIdpOptions } from './server.js';
+export { FixturesError, type FixtureProblem } from './fixtures/errors.js';
+export type {
+  Fixtures,
+  FixturesInput,
+  ClientFixture,
+  UserFixture,
+  ScopeFixture,
+  TokenSettings,
+} from './fixtures/schema.js';
+export { Clock, type ClockState } from './clock.js';
+export { OAuthError, type OAuthErrorCode } from './oauth/errors.js';
+export type { LogLevel } from './log.js';
+
+/** Loads and validates fixtures from a YAML/JSON file path or an object; throws FixturesError listing every problem. */
+export async function loadFixtures(source: string | FixturesInput): Promise<Fixtures> {
+  return (typeof source === 'string' ? await loadFixturesFile(source) : fixturesFromObject(source)).fixtures;
+}

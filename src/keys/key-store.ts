@@ -1,0 +1,82 @@
+// The realm's signing keys: the active one signs, older ones stay in the JWKS until removed.
+import { createPublicKey, generateKeyPair as generateKeyPairCb, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+import { calculateJwkThumbprint, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
+
+const generateKeyPair = promisify(generateKeyPairCb);
+
+export interface SigningKey {
+  kid: string;
+  /** WebCrypto key: signing runs on the thread pool, off the event loop. */
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+/** Builds a signing key from a Node KeyObject; `kid` is the RFC 7638 thumbprint, stable for a fixed key. */
+export async function toSigningKey(key: KeyObject): Promise<SigningKey> {
+  const privateJwk = key.export({ format: 'jwk' }) as JWK;
+  const pub = createPublicKey(key).export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint(pub, 'sha256');
+  const privateKey = (await importJWK({ ...privateJwk, alg: 'RS256' }, 'RS256')) as CryptoKey;
+  const publicKey = (await importJWK({ ...pub, alg: 'RS256' }, 'RS256')) as CryptoKey;
+  return {
+    kid,
+    privateKey,
+    publicKey,
+    publicJwk: { kty: 'RSA', kid, use: 'sig', alg: 'RS256', n: pub.n as string, e: pub.e as string },
+  };
+}
+
+/** A fresh RSA-2048 key, generated on the thread pool. */
+export async function generateSigningKey(): Promise<SigningKey> {
+  const { privateKey } = await generateKeyPair('rsa', { modulusLength: 2048 });
+  return toSigningKey(privateKey);
+}
+
+export class KeyStore {
+  #keys: SigningKey[];
+  #jwks: JSONWebKeySet;
+
+  constructor(keys: SigningKey[]) {
+    if (keys.length === 0) throw new Error('a key store needs at least one key');
+    this.#keys = [...keys];
+    this.#jwks = this.#buildJwks();
+  }
+
+  /** The key that signs new tokens. */
+  get active(): SigningKey {
+    return this.#keys[0] as SigningKey;
+  }
+
+  get all(): readonly SigningKey[] {
+    return this.#keys;
+  }
+
+  find(kid: string | undefined): SigningKey | undefined {
+    return kid === undefined ? undefined : this.#keys.find((k) => k.kid === kid);
+  }
+
+  /** Public keys as served at `/certs` (built once per change, not per request). */
+  jwks(): JSONWebKeySet {
+    return this.#jwks;
+  }
+
+  /** Makes `key` the signing key; the previous ones stay published. */
+  add(key: SigningKey): void {
+    this.#keys = [key, ...this.#keys.filter((k) => k.kid !== key.kid)];
+    this.#jwks = this.#buildJwks();
+  }
+
+  /** Removes a key from the JWKS; the last key cannot be removed. */
+  remove(kid: string): boolean {
+    if (this.#keys.length <= 1 || !this.#keys.some((k) => k.kid === kid)) return false;
+    this.#keys = this.#keys.filter((k) => k.kid !== kid);
+    this.#jwks = this.#buildJwks();
+    return true;
+  }
+
+  #buildJwks(): JSONWebKeySet {
+    return { keys: this.#keys.map((k) => k.publicJwk) };
+  }
+}

@@ -1,0 +1,137 @@
+// The authorize request: validation steps and code issuance, apart from HTTP.
+import type { Client, Subject } from '../fixtures/realm.js';
+import type { Provider } from '../provider.js';
+import { buildIdClaims } from '../tokens/claims.js';
+import { halfHash, signRs256 } from '../tokens/sign.js';
+import { OAuthError, invalidRequest } from './errors.js';
+import type { Params } from './params.js';
+import { grantScopes, parseScope } from './scopes.js';
+
+export type ResponseMode = 'query' | 'fragment' | 'form_post';
+
+export interface AuthorizeRequest {
+  client: Client;
+  redirectUri: string;
+  responseType: 'code' | 'code id_token';
+  responseMode: ResponseMode;
+  scopes: string[];
+  state?: string;
+  nonce?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: 'S256' | 'plain';
+}
+
+/** Checks everything after client and redirect_uri; errors from here are sent to the redirect_uri. */
+export function checkAuthorizeRequest(
+  p: Provider,
+  client: Client,
+  redirectUri: string,
+  params: Params,
+): AuthorizeRequest {
+  const responseType = params.get('response_type');
+  if (responseType === undefined) throw invalidRequest('Missing parameter: response_type');
+  const normalized = responseType.split(' ').sort().join(' ');
+  if (normalized !== 'code' && normalized !== 'code id_token') {
+    throw new OAuthError(
+      'unsupported_response_type',
+      `Unsupported response_type "${responseType}" (supported: code, code id_token)`,
+    );
+  }
+  const type = normalized as AuthorizeRequest['responseType'];
+  const mode = params.get('response_mode') ?? (type === 'code' ? 'query' : 'fragment');
+  if (mode !== 'query' && mode !== 'fragment' && mode !== 'form_post')
+    throw invalidRequest(`Invalid parameter: response_mode "${mode}"`);
+  if (type !== 'code' && mode === 'query')
+    throw invalidRequest(
+      'Invalid parameter: response_mode query is not allowed with an ID token in the response',
+    );
+  if (!client.grants.includes('authorization_code')) {
+    throw new OAuthError(
+      'unauthorized_client',
+      `Client "${client.id}" is not allowed the authorization_code grant`,
+    );
+  }
+  const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
+  const nonce = params.get('nonce');
+  if (type === 'code id_token' && nonce === undefined)
+    throw invalidRequest('Missing parameter: nonce (required with an ID token in the response)');
+  if (type === 'code id_token' && !scopes.includes('openid'))
+    throw invalidRequest('The scope openid is required with response_type code id_token');
+  const codeChallenge = params.get('code_challenge');
+  const method = params.get('code_challenge_method') ?? (codeChallenge !== undefined ? 'plain' : undefined);
+  if (method !== undefined && method !== 'S256' && method !== 'plain')
+    throw invalidRequest(`Invalid parameter: code_challenge_method "${method}" (S256 or plain)`);
+  if (method !== undefined && codeChallenge === undefined)
+    throw invalidRequest('Missing parameter: code_challenge');
+  if (codeChallenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(codeChallenge))
+    throw invalidRequest('Invalid parameter: code_challenge');
+  if (client.pkce === 'required' && codeChallenge === undefined)
+    throw invalidRequest(`Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`);
+  const state = params.get('state');
+  return {
+    client,
+    redirectUri,
+    responseType: type,
+    responseMode: mode,
+    scopes,
+    ...(state !== undefined ? { state } : {}),
+    ...(nonce !== undefined ? { nonce } : {}),
+    ...(codeChallenge !== undefined ? { codeChallenge } : {}),
+    ...(method !== undefined ? { codeChallengeMethod: method } : {}),
+  };
+}
+
+/** Logs the user in (a new session), stores a code and returns the response parameters. */
+export async function issueCode(
+  p: Provider,
+  req: AuthorizeRequest,
+  username: string,
+  user: Subject,
+  issuer: string,
+): Promise<Record<string, string>> {
+  const now = p.clock.nowSeconds();
+  const sessionId = p.ids.uuid('session');
+  p.store.addSession({
+    id: sessionId,
+    clientId: req.client.id,
+    username,
+    sub: user.sub,
+    authTime: now,
+    expiresAt: now + p.realm.tokens.refreshTokenLifespan,
+  });
+  const code = `${p.ids.opaque('code', 24)}.${sessionId}`;
+  p.store.addCode({
+    code,
+    clientId: req.client.id,
+    redirectUri: req.redirectUri,
+    scopes: req.scopes,
+    sessionId,
+    username,
+    expiresAt: now + p.realm.tokens.codeLifespan,
+    ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
+    ...(req.codeChallenge !== undefined ? { codeChallenge: req.codeChallenge } : {}),
+    ...(req.codeChallengeMethod !== undefined ? { codeChallengeMethod: req.codeChallengeMethod } : {}),
+  });
+  const out: Record<string, string> = {};
+  if (req.state !== undefined) out['state'] = req.state;
+  out['session_state'] = sessionId;
+  out['iss'] = issuer;
+  out['code'] = code;
+  if (req.responseType === 'code id_token') {
+    const grant = {
+      client: req.client,
+      subject: user,
+      serviceAccount: false,
+      scopes: req.scopes,
+      sessionId,
+      authTime: now,
+      ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
+    };
+    const stamp = { issuer, jti: p.ids.uuid('jti'), iat: now, exp: now + p.realm.tokens.accessTokenLifespan };
+    out['id_token'] = await signRs256(
+      p.keys.active,
+      buildIdClaims(p.realm, grant, stamp, { cHash: halfHash(code) }),
+    );
+  }
+  return out;
+}

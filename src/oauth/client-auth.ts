@@ -1,0 +1,170 @@
+// Client authentication: client_secret_basic, client_secret_post, private_key_jwt (RS256) and public clients.
+import { timingSafeEqual } from 'node:crypto';
+import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { Client } from '../fixtures/realm.js';
+import type { AuthMethod } from '../fixtures/schema.js';
+import type { Provider } from '../provider.js';
+import { Clock } from '../clock.js';
+import { invalidClient, invalidRequest } from './errors.js';
+import type { Params } from './params.js';
+
+export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const INVALID_CREDENTIALS = 'Invalid client or Invalid client credentials';
+
+export interface ClientAuthInput {
+  authorization: string | undefined;
+  params: Params;
+  /** Audiences an assertion may name: the issuer, the token endpoint, the endpoint called. */
+  audiences: string[];
+}
+
+export interface AuthenticatedClient {
+  client: Client;
+  method: AuthMethod;
+}
+
+function parseBasic(header: string): { id: string; secret: string } {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  const decoded = match?.[1] !== undefined ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  if (colon < 0)
+    throw invalidRequest('Malformed Authorization header: expected Basic base64(client_id:client_secret)');
+  try {
+    // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
+    const decode = (s: string): string => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
+  } catch {
+    throw invalidRequest('Malformed Authorization header: client id or secret is not form-urlencoded');
+  }
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function lookup(p: Provider, id: string): Client {
+  const client = p.realm.clients.get(id);
+  if (client === undefined) throw invalidClient(INVALID_CREDENTIALS);
+  return client;
+}
+
+function requireMethod(client: Client, method: AuthMethod): void {
+  if (!client.authMethods.includes(method)) {
+    throw invalidClient(
+      `Client "${client.id}" may not authenticate with ${method} (allowed: ${client.authMethods.join(', ')})`,
+      'unauthorized_client',
+    );
+  }
+}
+
+/** Authenticates the calling client; 401 invalid_client / unauthorized_client on failure. */
+export async function authenticateClient(p: Provider, input: ClientAuthInput): Promise<AuthenticatedClient> {
+  const { params } = input;
+  const assertion = params.get('client_assertion');
+  const bodySecret = params.get('client_secret');
+  const used = [
+    input.authorization !== undefined && /^Basic\s/i.test(input.authorization),
+    assertion !== undefined,
+    bodySecret !== undefined,
+  ];
+  if (used.filter(Boolean).length > 1)
+    throw invalidRequest('More than one client authentication method was used');
+
+  if (input.authorization !== undefined && /^Basic\s/i.test(input.authorization)) {
+    const { id, secret } = parseBasic(input.authorization);
+    const client = lookup(p, id);
+    const bodyId = params.get('client_id');
+    if (bodyId !== undefined && bodyId !== id)
+      throw invalidRequest('client_id in the body differs from the Authorization header');
+    requireMethod(client, 'client_secret_basic');
+    if (client.secret === undefined || !sameSecret(secret, client.secret))
+      throw invalidClient(INVALID_CREDENTIALS, 'unauthorized_client');
+    return { client, method: 'client_secret_basic' };
+  }
+  if (assertion !== undefined)
+    return { client: await verifyAssertion(p, input, assertion), method: 'private_key_jwt' };
+
+  const id = params.get('client_id');
+  if (id === undefined)
+    throw invalidClient(
+      'Missing client authentication: send client credentials (Basic, client_secret, or client_assertion)',
+    );
+  const client = lookup(p, id);
+  if (bodySecret !== undefined) {
+    requireMethod(client, 'client_secret_post');
+    if (client.secret === undefined || !sameSecret(bodySecret, client.secret))
+      throw invalidClient(INVALID_CREDENTIALS, 'unauthorized_client');
+    return { client, method: 'client_secret_post' };
+  }
+  if (!client.authMethods.includes('none')) {
+    throw invalidClient(
+      `Client "${id}" is confidential: client credentials are required (${client.authMethods.join(', ')})`,
+      'unauthorized_client',
+    );
+  }
+  return { client, method: 'none' };
+}
+
+async function verifyAssertion(p: Provider, input: ClientAuthInput, assertion: string): Promise<Client> {
+  const type = input.params.get('client_assertion_type');
+  if (type !== ASSERTION_TYPE) throw invalidRequest(`client_assertion_type must be ${ASSERTION_TYPE}`);
+  let unverified: JWTPayload;
+  try {
+    unverified = decodeJwt(assertion);
+  } catch {
+    throw invalidClient('client_assertion is not a JWT');
+  }
+  const id = unverified.sub ?? unverified.iss;
+  if (typeof id !== 'string') throw invalidClient('client_assertion has no sub/iss naming the client');
+  const client = lookup(p, id);
+  const bodyId = input.params.get('client_id');
+  if (bodyId !== undefined && bodyId !== id)
+    throw invalidRequest('client_id differs from the client_assertion subject');
+  requireMethod(client, 'private_key_jwt');
+  if (client.jwks === undefined)
+    throw invalidClient(`Client "${id}" has no jwks for private_key_jwt`, 'unauthorized_client');
+
+  const jwks = createLocalJWKSet(client.jwks);
+  const verify = (currentDate: Date) =>
+    jwtVerify(assertion, jwks, {
+      algorithms: ['RS256'],
+      issuer: id,
+      subject: id,
+      audience: input.audiences,
+      requiredClaims: ['exp', 'jti'],
+      currentDate,
+      clockTolerance: 5,
+    });
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await verify(p.clock.now()));
+  } catch (err) {
+    // The assertion is made by the client under test with its own (real) clock.
+    const timeFailure =
+      err instanceof joseErrors.JWTExpired ||
+      (err instanceof joseErrors.JWTClaimValidationFailed && (err.claim === 'nbf' || err.claim === 'iat'));
+    if (!timeFailure || p.clock.isReal)
+      throw invalidClient(`Invalid client assertion: ${describeJoseError(err)}`, 'unauthorized_client');
+    try {
+      ({ payload } = await verify(new Date(Clock.realMs())));
+    } catch (err2) {
+      throw invalidClient(`Invalid client assertion: ${describeJoseError(err2)}`, 'unauthorized_client');
+    }
+  }
+  if (!p.store.useAssertion(id, String(payload.jti), Number(payload.exp))) {
+    throw invalidClient(
+      'Invalid client assertion: jti was already used (assertions are single-use)',
+      'unauthorized_client',
+    );
+  }
+  return client;
+}
+
+function describeJoseError(err: unknown): string {
+  if (err instanceof joseErrors.JWTClaimValidationFailed)
+    return `${err.claim} ${err.reason === 'check_failed' ? 'check failed' : err.reason}: ${err.message}`;
+  if (err instanceof joseErrors.JOSEError) return err.message;
+  return 'verification failed';
+}

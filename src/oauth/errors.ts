@@ -1,0 +1,59 @@
+// OAuth errors as classes carrying HTTP status and `error` code; turned into JSON in exactly one place.
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'unauthorized_client'
+  | 'invalid_grant'
+  | 'invalid_scope'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'unsupported_token_type'
+  | 'invalid_token'
+  | 'access_denied'
+  | 'login_required'
+  | 'not_found'
+  | 'temporarily_unavailable'
+  | 'server_error';
+
+export class OAuthError extends Error {
+  override name = 'OAuthError';
+  readonly error: OAuthErrorCode;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    error: OAuthErrorCode,
+    description: string,
+    status = 400,
+    headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.error = error;
+    this.status = status;
+    this.headers = headers;
+  }
+
+  get description(): string {
+    return this.message;
+  }
+
+  toJSON(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.error, error_description: this.message };
+  }
+}
+
+export const invalidRequest = (d: string): OAuthError => new OAuthError('invalid_request', d);
+export const invalidGrant = (d: string): OAuthError => new OAuthError('invalid_grant', d);
+export const invalidScope = (d: string): OAuthError => new OAuthError('invalid_scope', d);
+export const unauthorizedClient = (d: string, status = 400): OAuthError =>
+  new OAuthError('unauthorized_client', d, status);
+/** Failed client authentication: 401, as Keycloak answers. */
+export const invalidClient = (
+  d: string,
+  error: 'invalid_client' | 'unauthorized_client' = 'invalid_client',
+): OAuthError => new OAuthError(error, d, 401);
+export const invalidToken = (d: string): OAuthError =>
+  new OAuthError('invalid_token', d, 401, {
+    'WWW-Authenticate': `Bearer error="invalid_token", error_description="${d}"`,
+  });

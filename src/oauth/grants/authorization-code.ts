@@ -1,0 +1,53 @@
+// grant_type=authorization_code: single-use, expiring codes bound to client, redirect_uri and PKCE.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Client } from '../../fixtures/realm.js';
+import type { Provider } from '../../provider.js';
+import type { Grant } from '../../tokens/claims.js';
+import { invalidGrant, invalidRequest, unauthorizedClient } from '../errors.js';
+import type { Params } from '../params.js';
+import type { CodeGrant } from '../store.js';
+
+export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
+  if (code.codeChallenge === undefined) return;
+  if (verifier === undefined) throw invalidGrant('PKCE code verifier not specified');
+  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier))
+    throw invalidGrant('PKCE verification failed: code_verifier is not 43-128 unreserved characters');
+  const computed =
+    code.codeChallengeMethod === 'plain'
+      ? verifier
+      : createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  const a = Buffer.from(computed);
+  const b = Buffer.from(code.codeChallenge);
+  if (a.length !== b.length || !timingSafeEqual(a, b))
+    throw invalidGrant('PKCE verification failed: code_verifier does not match code_challenge');
+}
+
+export function grantAuthorizationCode(p: Provider, client: Client, params: Params): Grant {
+  if (!client.grants.includes('authorization_code')) {
+    throw unauthorizedClient(`Client "${client.id}" is not allowed the authorization_code grant`);
+  }
+  const codeValue = params.require('code');
+  const redirectUri = params.get('redirect_uri');
+  const code = p.store.takeCode(codeValue);
+  if (code === undefined)
+    throw invalidGrant('Code not valid (unknown, or already used: codes are single-use)');
+  if (code.expiresAt <= p.clock.nowSeconds()) throw invalidGrant('Code is expired');
+  if (code.clientId !== client.id) throw invalidGrant('Code was issued to another client');
+  if (redirectUri === undefined) throw invalidRequest('Missing parameter: redirect_uri');
+  if (redirectUri !== code.redirectUri)
+    throw invalidGrant('Incorrect redirect_uri: it must repeat the redirect_uri of the authorize request');
+  checkPkce(code, params.get('code_verifier'));
+  const session = p.store.activeSession(code.sessionId);
+  if (session === undefined) throw invalidGrant('Session not active');
+  const subject = p.realm.users.get(code.username);
+  if (subject === undefined) throw invalidGrant(`User "${code.username}" no longer exists`);
+  return {
+    client,
+    subject,
+    serviceAccount: false,
+    scopes: code.scopes,
+    sessionId: session.id,
+    authTime: session.authTime,
+    ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
+  };
+}

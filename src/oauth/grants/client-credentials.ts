@@ -1,0 +1,27 @@
+// grant_type=client_credentials: the client's service account, no ID token.
+import type { Client } from '../../fixtures/realm.js';
+import type { Provider } from '../../provider.js';
+import type { Grant } from '../../tokens/claims.js';
+import { unauthorizedClient } from '../errors.js';
+import type { Params } from '../params.js';
+import { clientCredentialsScopes, parseScope } from '../scopes.js';
+
+export function grantClientCredentials(p: Provider, client: Client, params: Params): Grant {
+  if (!client.grants.includes('client_credentials')) {
+    throw unauthorizedClient(
+      `Client "${client.id}" is not allowed the client_credentials grant (grants: ${client.grants.join(', ')})`,
+    );
+  }
+  const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
+  const now = p.clock.nowSeconds();
+  const sessionId = p.ids.uuid('session');
+  const subject = client.serviceAccount;
+  p.store.addSession({
+    id: sessionId,
+    clientId: client.id,
+    sub: subject.sub,
+    authTime: now,
+    expiresAt: now + p.realm.tokens.refreshTokenLifespan,
+  });
+  return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now };
+}

@@ -1,0 +1,49 @@
+// grant_type=refresh_token: a whole new token set for the same session, scope equal or narrower.
+import type { Client } from '../../fixtures/realm.js';
+import type { Provider } from '../../provider.js';
+import type { Grant } from '../../tokens/claims.js';
+import { invalidGrant, unauthorizedClient } from '../errors.js';
+import type { Params } from '../params.js';
+import { narrowScopes, parseScope } from '../scopes.js';
+
+export async function grantRefreshToken(p: Provider, client: Client, params: Params): Promise<Grant> {
+  if (!client.grants.includes('refresh_token') && !client.grants.includes('client_credentials')) {
+    throw unauthorizedClient(`Client "${client.id}" is not allowed the refresh_token grant`);
+  }
+  const token = params.require('refresh_token');
+  const verified = await p.verifyOwnToken(token);
+  if (verified === undefined || verified.kind !== 'refresh') {
+    throw invalidGrant(
+      'Invalid refresh token: not a refresh token of this realm, expired, revoked, or its session has ended',
+    );
+  }
+  const { claims } = verified;
+  if (claims['azp'] !== client.id)
+    throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
+  const session = p.store.activeSession(String(claims['sid'] ?? claims['session_state']));
+  if (session === undefined) throw invalidGrant('Session not active');
+  const original = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
+  const scopes = narrowScopes(original, parseScope(params.get('scope')));
+  const nonce = typeof claims['nonce'] === 'string' ? claims['nonce'] : undefined;
+  if (session.username === undefined) {
+    return {
+      client,
+      subject: client.serviceAccount,
+      serviceAccount: true,
+      scopes,
+      sessionId: session.id,
+      authTime: session.authTime,
+    };
+  }
+  const subject = p.realm.users.get(session.username);
+  if (subject === undefined) throw invalidGrant(`User "${session.username}" no longer exists`);
+  return {
+    client,
+    subject,
+    serviceAccount: false,
+    scopes,
+    sessionId: session.id,
+    authTime: session.authTime,
+    ...(nonce !== undefined ? { nonce } : {}),
+  };
+}

@@ -1,0 +1,111 @@
+// In-memory state of a running provider: sessions, authorization codes, revoked tokens, used assertion ids.
+import type { Clock } from '../clock.js';
+
+export interface Session {
+  id: string;
+  clientId: string;
+  /** Fixture username, or undefined for a client's service account. */
+  username?: string;
+  sub: string;
+  /** auth_time, epoch seconds. */
+  authTime: number;
+  /** Epoch seconds after which the session (and its refresh tokens) lapse unless used. */
+  expiresAt: number;
+}
+
+export interface CodeGrant {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  sessionId: string;
+  username: string;
+  nonce?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: 'S256' | 'plain';
+  expiresAt: number;
+}
+
+const SWEEP_EVERY = 512;
+
+export class Store {
+  readonly #clock: Clock;
+  readonly #sessions = new Map<string, Session>();
+  readonly #codes = new Map<string, CodeGrant>();
+  /** jti → exp; a revoked token stays listed until it would have expired anyway. */
+  readonly #revoked = new Map<string, number>();
+  readonly #assertions = new Map<string, number>();
+  #writes = 0;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  addSession(session: Session): void {
+    this.#sessions.set(session.id, session);
+    this.#maybeSweep();
+  }
+
+  /** The session if it exists and has not lapsed. */
+  activeSession(id: string | undefined): Session | undefined {
+    if (id === undefined) return undefined;
+    const s = this.#sessions.get(id);
+    return s !== undefined && s.expiresAt > this.#clock.nowSeconds() ? s : undefined;
+  }
+
+  sessions(): Session[] {
+    const now = this.#clock.nowSeconds();
+    return [...this.#sessions.values()].filter((s) => s.expiresAt > now);
+  }
+
+  endSession(id: string): boolean {
+    return this.#sessions.delete(id);
+  }
+
+  endAllSessions(): number {
+    const n = this.#sessions.size;
+    this.#sessions.clear();
+    this.#codes.clear();
+    return n;
+  }
+
+  addCode(grant: CodeGrant): void {
+    this.#codes.set(grant.code, grant);
+    this.#maybeSweep();
+  }
+
+  /** Removes and returns a code: codes are single-use. Expiry is the caller's check. */
+  takeCode(code: string): CodeGrant | undefined {
+    const grant = this.#codes.get(code);
+    this.#codes.delete(code);
+    return grant;
+  }
+
+  revoke(jti: string, exp: number): void {
+    this.#revoked.set(jti, exp);
+    this.#maybeSweep();
+  }
+
+  isRevoked(jti: string | undefined): boolean {
+    return jti !== undefined && this.#revoked.has(jti);
+  }
+
+  /** Records a client assertion id; false when it was seen before (replay). */
+  useAssertion(clientId: string, jti: string, exp: number): boolean {
+    const key = `${clientId}\u0000${jti}`;
+    if (this.#assertions.has(key)) return false;
+    this.#assertions.set(key, exp);
+    this.#maybeSweep();
+    return true;
+  }
+
+  #maybeSweep(): void {
+    if (++this.#writes % SWEEP_EVERY !== 0) return;
+    const now = this.#clock.nowSeconds();
+    for (const [id, s] of this.#sessions) if (s.expiresAt <= now) this.#sessions.delete(id);
+    for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
+    for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);
+    // Assertions are kept a while past exp: they may be checked against real time too.
+    for (const [key, exp] of this.#assertions) if (exp + 86_400 <= now) this.#assertions.delete(key);
+  }
+}

@@ -1,0 +1,82 @@
+// issueTokenSet: signs the tokens of one grant and assembles the token response the interface document shows.
+import type { Provider } from '../provider.js';
+import {
+  buildAccessClaims,
+  buildIdClaims,
+  buildProofClaims,
+  buildRefreshClaims,
+  type Grant,
+  type Stamp,
+} from '../tokens/claims.js';
+import { halfHash, signHs256, signRs256 } from '../tokens/sign.js';
+
+export interface TokenResponse {
+  access_token: string;
+  expires_in: number;
+  refresh_expires_in: number;
+  refresh_token: string;
+  token_type: string;
+  id_token?: string;
+  'not-before-policy': number;
+  session_state?: string;
+  scope: string;
+  sid: string;
+  idp_proof?: string;
+}
+
+export interface IssueOptions {
+  issuer: string;
+  /** Whether an ID token is issued (openid granted and not client_credentials). */
+  idToken: boolean;
+}
+
+export async function issueTokenSet(
+  p: Provider,
+  grant: Grant,
+  options: IssueOptions,
+): Promise<TokenResponse> {
+  const { tokens } = p.realm;
+  const now = p.clock.nowSeconds();
+  const stamp = (purpose: string, lifespan: number): Stamp => ({
+    issuer: options.issuer,
+    jti: p.ids.uuid(purpose),
+    iat: now,
+    exp: now + lifespan,
+  });
+  const key = p.keys.active;
+
+  const accessClaims = buildAccessClaims(p.realm, grant, stamp('jti', tokens.accessTokenLifespan));
+  const refreshClaims = buildRefreshClaims(p.realm, grant, stamp('jti', tokens.refreshTokenLifespan));
+  const wantsProof = grant.scopes.includes('idp_proof') && !grant.serviceAccount;
+  const proofStamp = wantsProof ? stamp('jti', tokens.accessTokenLifespan) : undefined;
+  const idStamp = options.idToken ? stamp('jti', tokens.accessTokenLifespan) : undefined;
+
+  const accessToken = signRs256(key, accessClaims);
+  const [access_token, refresh_token, proof] = await Promise.all([
+    accessToken,
+    signHs256(p.secret, refreshClaims),
+    proofStamp !== undefined ? signRs256(key, buildProofClaims(p.realm, grant, proofStamp)) : undefined,
+  ]);
+  const id_token =
+    idStamp !== undefined
+      ? await signRs256(key, buildIdClaims(p.realm, grant, idStamp, { atHash: halfHash(access_token) }))
+      : undefined;
+
+  const session = p.store.activeSession(grant.sessionId);
+  if (session !== undefined)
+    session.expiresAt = Math.max(session.expiresAt, now + tokens.refreshTokenLifespan);
+
+  return {
+    access_token,
+    expires_in: tokens.accessTokenLifespan,
+    refresh_expires_in: tokens.refreshTokenLifespan,
+    refresh_token,
+    token_type: tokens.tokenType,
+    ...(id_token !== undefined ? { id_token } : {}),
+    'not-before-policy': tokens.notBeforePolicy,
+    ...(tokens.sessionStateInResponse ? { session_state: grant.sessionId } : {}),
+    scope: grant.scopes.join(' '),
+    sid: grant.sessionId,
+    ...(proof !== undefined ? { idp_proof: proof } : {}),
+  };
+}

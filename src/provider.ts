@@ -1,0 +1,111 @@
+// The running provider's state in one place: realm model, clock, ids, keys, realm secret, store.
+import { createHash } from 'node:crypto';
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import type { Clock } from './clock.js';
+import type { Realm } from './fixtures/realm.js';
+import type { Ids } from './ids.js';
+import type { KeyStore } from './keys/key-store.js';
+import { Store } from './oauth/store.js';
+import type { RealmSecret } from './tokens/sign.js';
+
+export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
+
+export interface VerifiedToken {
+  kind: OwnTokenKind;
+  claims: JWTPayload & Record<string, unknown>;
+}
+
+const KIND_BY_TYP: Record<string, OwnTokenKind> = {
+  Bearer: 'access',
+  ID: 'id',
+  Refresh: 'refresh',
+  Offline: 'refresh',
+  Proof: 'proof',
+};
+
+export class Provider {
+  #realm: Realm;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly keys: KeyStore;
+  readonly secret: RealmSecret;
+  readonly store: Store;
+  /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
+  readonly fixedIssuer: string | undefined;
+
+  constructor(init: { realm: Realm; clock: Clock; ids: Ids; keys: KeyStore; fixedIssuer?: string }) {
+    this.#realm = init.realm;
+    this.clock = init.clock;
+    this.ids = init.ids;
+    this.keys = init.keys;
+    this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
+    const key = init.ids.secret('realm-hs256');
+    this.secret = {
+      key,
+      kid: createHash('sha256').update(key).digest().subarray(0, 16).toString('base64url'),
+    };
+    this.store = new Store(init.clock);
+  }
+
+  get realm(): Realm {
+    return this.#realm;
+  }
+
+  /** Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay. */
+  replaceRealm(realm: Realm): void {
+    this.#realm = realm;
+  }
+
+  /** The realm base URL for a request origin (`http://host:port`), unless an issuer is fixed. */
+  issuerFor(origin: string): string {
+    return this.fixedIssuer ?? this.#realm.issuer ?? `${origin}/realms/${this.#realm.name}`;
+  }
+
+  /**
+   * Verifies a token this provider issued: signature (realm key or realm secret), time by the mock clock,
+   * issuer of this realm, not revoked, and its session still active. Undefined for anything else.
+   */
+  async verifyOwnToken(token: string): Promise<VerifiedToken | undefined> {
+    let alg: string | undefined;
+    let kid: string | undefined;
+    try {
+      ({ alg, kid } = decodeProtectedHeader(token));
+    } catch {
+      return undefined;
+    }
+    const options = { algorithms: [alg ?? 'none'], currentDate: this.clock.now() };
+    let claims: JWTPayload;
+    try {
+      if (alg === 'RS256') {
+        const key = this.keys.find(kid);
+        if (key === undefined) return undefined;
+        ({ payload: claims } = await jwtVerify(token, key.publicKey, options));
+      } else if (alg === 'HS256' && kid === this.secret.kid) {
+        ({ payload: claims } = await jwtVerify(token, this.secret.key, options));
+      } else {
+        return undefined;
+      }
+    } catch {
+      return undefined;
+    }
+    const kind = KIND_BY_TYP[String(claims['typ'])];
+    if (kind === undefined || !this.#isOurIssuer(claims.iss)) return undefined;
+    if ((kind === 'refresh') !== (alg === 'HS256')) return undefined;
+    if (this.store.isRevoked(claims.jti)) return undefined;
+    const sid = claims['sid'] ?? claims['session_state'];
+    if (typeof sid === 'string' && this.store.activeSession(sid) === undefined) return undefined;
+    return { kind, claims: claims as VerifiedToken['claims'] };
+  }
+
+  /** Same realm: the fixed issuer exactly, or any origin with this realm's path (Docker port mapping). */
+  #isOurIssuer(iss: string | undefined): boolean {
+    if (iss === undefined) return false;
+    const fixed = this.fixedIssuer ?? this.#realm.issuer;
+    if (fixed !== undefined) return iss === fixed;
+    try {
+      return new URL(iss).pathname === `/realms/${this.#realm.name}`;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// startMockIdp(): the library entry used by the CLI, in-process tests and the container.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Clock, parseInstant } from './clock.js';
+import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
+import { buildRealm } from './fixtures/realm.js';
+import type { FixturesInput } from './fixtures/schema.js';
+import { createApp, type AppHooks } from './http/app.js';
+import { Ids } from './ids.js';
+import { loadRealmKeys } from './keys/realm-keys.js';
+import { createLogger, type Logger, type LogLevel } from './log.js';
+import { Provider } from './provider.js';
+
+/** The fixtures bundled with the package. */
+export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
+
+export interface MockIdpOptions {
+  /** Fixtures file path, or the fixtures as an object. Default: the bundled fixtures/default.yaml. */
+  fixtures?: string | FixturesInput;
+  /** Port to listen on; 0 picks a free one. Default: 0. */
+  port?: number;
+  /** Bind address. Default: 127.0.0.1. */
+  host?: string;
+  /** Fixed public realm base URL. Default: the fixtures' `issuer`, else derived per request. */
+  issuer?: string;
+  /** Private key file (PEM or JWK). Default: the fixtures' `keys`, else an ephemeral RSA-2048 key. */
+  keyFile?: string;
+  /** Start instant: ISO-8601, epoch seconds or a Date. Default: the fixtures' `clock.start`, else real time. */
+  clock?: string | number | Date;
+  /** Time stands still until advanced. Default: the fixtures' `clock.frozen`, else false. */
+  frozen?: boolean;
+  /** Makes jti, session ids and codes reproducible. Default: the fixtures' `seed`, else random. */
+  seed?: string;
+  /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
+  logLevel?: LogLevel;
+  /** Custom logger; wins over logLevel. */
+  logger?: Logger;
+}
+
+export interface MockIdp {
+  /** Realm base URL (the issuer for requests to `url`). */
+  issuer: string;
+  /** Origin the server listens on, e.g. http://127.0.0.1:34567. */
+  url: string;
+  port: number;
+  clock: Clock;
+  provider: Provider;
+  close(): Promise<void>;
+}
+
+export async function loadAnyFixtures(fixtures: string | FixturesInput | undefined): Promise<LoadedFixtures> {
+  if (fixtures === undefined) return loadFixturesFile(DEFAULT_FIXTURES);
+  return typeof fixtures === 'string' ? loadFixturesFile(fixtures) : fixturesFromObject(fixtures);
+}
+
+/** Builds a provider from options and fixtures, without listening. */
+export async function createProvider(options: MockIdpOptions): Promise<Provider> {
+  const realm = await buildRealm(await loadAnyFixtures(options.fixtures));
+  const start = options.clock ?? realm.clock?.start;
+  const clock = new Clock({
+    ...(start !== undefined ? { startMs: parseInstant(start) } : {}),
+    frozen: options.frozen ?? realm.clock?.frozen ?? false,
+  });
+  const seed = options.seed ?? realm.seed;
+  const keys = await loadRealmKeys(realm, options.keyFile);
+  const issuer = options.issuer;
+  return new Provider({
+    realm,
+    clock,
+    ids: new Ids(seed),
+    keys,
+    ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
+  });
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const reason =
+        err.code === 'EADDRINUSE'
+          ? `port ${port} is already in use`
+          : err.code === 'EADDRNOTAVAIL'
+            ? `address ${host} is not available`
+            : err.message;
+      reject(new Error(`cannot listen on ${host}:${port}: ${reason}`));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** Starts a mock IdP. Rejects (and listens on nothing) when the fixtures, key or flags are bad. */
+export async function startMockIdp(options: MockIdpOptions = {}, hooks: AppHooks = {}): Promise<MockIdp> {
+  const provider = await createProvider(options);
+  const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
+  const app = createApp(provider, log, hooks);
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? '127.0.0.1';
+  const address = await listen(server, options.port ?? 0, host);
+  const shownHost =
+    address.family === 'IPv6'
+      ? `[${address.address}]`
+      : address.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  return {
+    issuer: provider.issuerFor(url),
+    url,
+    port: address.port,
+    clock: provider.clock,
+    provider,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

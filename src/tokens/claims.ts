@@ -1,0 +1,163 @@
+// Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
+import type { Client, Realm, Subject } from '../fixtures/realm.js';
+import { releasedClaims } from './placement.js';
+
+/** What an authorization (code, client credentials, refresh) granted: the input of every builder. */
+export interface Grant {
+  client: Client;
+  subject: Subject;
+  serviceAccount: boolean;
+  scopes: string[];
+  sessionId: string;
+  authTime: number;
+  nonce?: string;
+}
+
+export interface Stamp {
+  issuer: string;
+  jti: string;
+  /** iat, epoch seconds. */
+  iat: number;
+  /** exp, epoch seconds. */
+  exp: number;
+}
+
+export type Claims = Record<string, unknown>;
+
+/** realm_access, resource_access and the audiences of a grant. */
+export function accessOf(
+  realm: Realm,
+  grant: Grant,
+): { aud: string[]; realmRoles: string[]; resourceAccess: Record<string, { roles: string[] }> } {
+  const resourceAccess: Record<string, { roles: string[] }> = {};
+  const add = (resource: string, roles: readonly string[]): void => {
+    const entry = (resourceAccess[resource] ??= { roles: [] });
+    for (const r of roles) if (!entry.roles.includes(r)) entry.roles.push(r);
+  };
+  for (const [resource, roles] of Object.entries(grant.subject.clientRoles)) add(resource, roles);
+  const aud: string[] = [];
+  for (const name of grant.scopes) {
+    const scope = realm.scopes.get(name);
+    if (scope?.resource === undefined) continue;
+    if (!aud.includes(scope.resource)) aud.push(scope.resource);
+    add(scope.resource, scope.roles);
+  }
+  for (const [resource, entry] of Object.entries(resourceAccess))
+    if (entry.roles.length === 0) delete resourceAccess[resource];
+  return { aud, realmRoles: grant.subject.realmRoles, resourceAccess };
+}
+
+function common(stamp: Stamp): Claims {
+  return { exp: stamp.exp, iat: stamp.iat };
+}
+
+function roleClaims(realm: Realm, grant: Grant): Claims {
+  const { realmRoles, resourceAccess } = accessOf(realm, grant);
+  return {
+    ...(realmRoles.length > 0 ? { realm_access: { roles: [...realmRoles] } } : {}),
+    ...(Object.keys(resourceAccess).length > 0 ? { resource_access: resourceAccess } : {}),
+  };
+}
+
+function nninEligible(grant: Grant): boolean {
+  return grant.client.nninEligible;
+}
+
+export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
+  const { aud } = accessOf(realm, grant);
+  const released = releasedClaims(
+    { realm, subject: grant.subject, scopes: grant.scopes, nninEligible: nninEligible(grant) },
+    'access',
+  );
+  return {
+    ...common(stamp),
+    auth_time: grant.authTime,
+    jti: stamp.jti,
+    iss: stamp.issuer,
+    ...(aud.length === 1 ? { aud: aud[0] } : aud.length > 1 ? { aud } : {}),
+    sub: grant.subject.sub,
+    typ: 'Bearer',
+    azp: grant.client.id,
+    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    session_state: grant.sessionId,
+    acr: grant.subject.acr ?? '1',
+    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
+    ...(grant.client.webOrigins.length > 0 ? { 'allowed-origins': grant.client.webOrigins } : {}),
+    ...roleClaims(realm, grant),
+    scope: grant.scopes.join(' '),
+    sid: grant.sessionId,
+    ...(grant.serviceAccount ? { client_id: grant.client.id } : {}),
+    ...released,
+  };
+}
+
+export function buildIdClaims(
+  realm: Realm,
+  grant: Grant,
+  stamp: Stamp,
+  hashes: { atHash?: string; cHash?: string },
+): Claims {
+  const released = releasedClaims(
+    { realm, subject: grant.subject, scopes: grant.scopes, nninEligible: nninEligible(grant) },
+    'id',
+  );
+  return {
+    ...common(stamp),
+    auth_time: grant.authTime,
+    jti: stamp.jti,
+    iss: stamp.issuer,
+    aud: grant.client.id,
+    sub: grant.subject.sub,
+    typ: 'ID',
+    azp: grant.client.id,
+    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    session_state: grant.sessionId,
+    ...(hashes.atHash !== undefined ? { at_hash: hashes.atHash } : {}),
+    ...(hashes.cHash !== undefined ? { c_hash: hashes.cHash } : {}),
+    acr: grant.subject.acr ?? '1',
+    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
+    sid: grant.sessionId,
+    ...released,
+  };
+}
+
+export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
+  return {
+    ...common(stamp),
+    jti: stamp.jti,
+    iss: stamp.issuer,
+    aud: stamp.issuer,
+    sub: grant.subject.sub,
+    typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
+    azp: grant.client.id,
+    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    session_state: grant.sessionId,
+    ...roleClaims(realm, grant),
+    scope: grant.scopes.join(' '),
+    sid: grant.sessionId,
+  };
+}
+
+/** The idp_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
+export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
+  const released = releasedClaims(
+    { realm, subject: grant.subject, scopes: grant.scopes, nninEligible: false },
+    'access',
+  );
+  return {
+    ...common(stamp),
+    auth_time: grant.authTime,
+    jti: stamp.jti,
+    iss: stamp.issuer,
+    aud: grant.client.id,
+    sub: grant.subject.sub,
+    typ: 'Proof',
+    azp: grant.client.id,
+    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    session_state: grant.sessionId,
+    acr: grant.subject.acr ?? '1',
+    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
+    ...(released['idp_altsub'] !== undefined ? { idp_altsub: released['idp_altsub'] } : {}),
+    sid: grant.sessionId,
+  };
+}

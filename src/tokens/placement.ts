@@ -1,0 +1,77 @@
+// Which user claim goes into which token: the interface document's "Appears in" column.
+import type { Client, Realm, Subject } from '../fixtures/realm.js';
+
+export type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
+
+const BOTH: ClaimTarget[] = ['access', 'id', 'userinfo', 'introspection'];
+const ID_ONLY: ClaimTarget[] = ['id', 'userinfo'];
+const ACCESS_ONLY: ClaimTarget[] = ['access', 'introspection'];
+
+/** Claims the document places; any other user claim goes into access, ID and userinfo. */
+const PLACEMENT: Record<string, ClaimTarget[]> = {
+  name: BOTH,
+  given_name: BOTH,
+  family_name: BOTH,
+  preferred_username: BOTH,
+  birthdate: BOTH,
+  idp_altsub: BOTH,
+  originator: BOTH,
+  updated_at: ID_ONLY,
+  nnin_altsub: ID_ONLY,
+  additionalCertInfo: ID_ONLY,
+  tid: ID_ONLY,
+  resource_claims: ACCESS_ONLY,
+};
+
+/** Claims that only the provider sets; a fixture cannot place them. */
+const RESERVED = new Set([
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'nbf',
+  'jti',
+  'typ',
+  'azp',
+  'auth_time',
+  'nonce',
+  'session_state',
+  'sid',
+  'scope',
+  'realm_access',
+  'resource_access',
+  'allowed-origins',
+  'at_hash',
+  'c_hash',
+  'acr',
+  'amr',
+]);
+
+export interface ReleaseContext {
+  realm: Realm;
+  subject: Subject;
+  /** Granted scopes. */
+  scopes: readonly string[];
+  /** Whether nnin_altsub may be released (eligible client, or eligible resource server at introspection). */
+  nninEligible: boolean;
+}
+
+/** The subject's claims released into `target`, honouring scope gates and nnin eligibility. */
+export function releasedClaims(ctx: ReleaseContext, target: ClaimTarget): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [claim, value] of Object.entries(ctx.subject.claims)) {
+    if (value === null || value === undefined || RESERVED.has(claim)) continue;
+    if (!(PLACEMENT[claim] ?? BOTH).includes(target)) continue;
+    const gate = ctx.realm.gatedClaims.get(claim);
+    if (gate !== undefined && !ctx.scopes.includes(gate)) continue;
+    if (claim === 'nnin_altsub' && !(ctx.nninEligible && ctx.scopes.includes('nnin_altsub'))) continue;
+    out[claim] = value;
+  }
+  return out;
+}
+
+/** Whether introspection by `caller` may see nnin_altsub: the caller's eligibility, not the token client's. */
+export function nninForIntrospection(caller: Client): boolean {
+  return caller.nninEligible;
+}

@@ -1,0 +1,34 @@
+// Signing: RS256 with the realm key for access/ID/proof tokens, HS256 with the realm secret for refresh tokens.
+import { createHash } from 'node:crypto';
+import { SignJWT, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import type { SigningKey } from '../keys/key-store.js';
+
+export interface RealmSecret {
+  kid: string;
+  key: Uint8Array;
+}
+
+export async function signRs256(
+  key: SigningKey,
+  claims: JWTPayload,
+  header: Partial<JWTHeaderParameters> = {},
+): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid, ...header })
+    .sign(key.privateKey);
+}
+
+export async function signHs256(
+  secret: RealmSecret,
+  claims: JWTPayload,
+  header: Partial<JWTHeaderParameters> = {},
+): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: secret.kid, ...header })
+    .sign(secret.key);
+}
+
+/** at_hash / c_hash: left half of SHA-256 of the ASCII value, base64url (OIDC Core 3.1.3.6). */
+export function halfHash(value: string): string {
+  return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
+}
