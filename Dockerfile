@@ -1,0 +1,44 @@
+# mock-idp: a local mock OpenID Connect provider, as a small image for CI and docker-compose.
+#
+#   docker build -t mock-idp .
+#   docker run --rm -p 8080:8080 mock-idp
+#   docker run --rm -p 8080:8080 -v ./users.yaml:/fixtures/users.yaml mock-idp --fixtures /fixtures/users.yaml
+#
+# Behind a TLS-intercepting proxy, hand its CA bundle to npm as a BuildKit secret:
+#   DOCKER_BUILDKIT=1 docker build --secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt -t mock-idp .
+
+# ---- build: dev dependencies, tsc, then one esbuild bundle of the CLI and everything it imports
+FROM node:22-bookworm-slim AS build
+WORKDIR /src
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json ./
+# --ignore-scripts: nothing in the tree needs an install script to build (esbuild ships its
+# binary as an optional dependency), and `prepare` would run before the sources are copied.
+RUN --mount=type=secret,id=npm_ca,required=false \
+    --mount=type=cache,target=/root/.npm,sharing=locked \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
+    npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY bin ./bin
+COPY src ./src
+COPY fixtures ./fixtures
+# The bundle keeps the package layout (bin/ beside fixtures/) so the CLI finds the default fixtures.
+# createRequire gives the CommonJS dependencies (express) the `require` they expect inside ESM.
+RUN npm run build \
+ && npx esbuild bin/mock-idp.js --bundle --platform=node --target=node20 --format=esm \
+      --banner:js="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" \
+      --outfile=/out/bin/mock-idp.mjs \
+ && cp -r fixtures /out/fixtures
+
+# ---- runtime: node, one JS file, the bundled fixtures; no node_modules, no npm cache
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+WORKDIR /app
+# Files stay root-owned and read-only to the user that runs the server.
+COPY --from=build /out/ /app/
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "/app/bin/mock-idp.mjs"]

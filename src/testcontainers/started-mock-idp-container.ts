@@ -1,0 +1,95 @@
+// StartedMockIdpContainer: a running mock-idp, its URLs as seen from the test process, and the QA mint call.
+import { AbstractStartedContainer, type StartedTestContainer } from 'testcontainers';
+import { MockIdpContainerError } from './errors.js';
+import type { MintRequest, MintedToken } from '../qa/mint-request.js';
+
+export interface StartedMockIdpOptions {
+  /** Realm name from the fixtures. */
+  realm: string;
+  /** The fixed issuer (`withIssuer` or the fixtures' `issuer`), if any. */
+  issuer: string | undefined;
+}
+
+export class StartedMockIdpContainer extends AbstractStartedContainer {
+  private readonly realm: string;
+  private readonly fixedIssuer: string | undefined;
+
+  constructor(started: StartedTestContainer, options: StartedMockIdpOptions) {
+    super(started);
+    this.realm = options.realm;
+    this.fixedIssuer = options.issuer;
+  }
+
+  getRealm(): string {
+    return this.realm;
+  }
+
+  /** The realm base URL reachable from the test process: `http://{host}:{mapped port}/realms/{realm}`. */
+  getBaseUrl(): string {
+    const host = this.getHost();
+    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    return `http://${hostPart}:${this.getFirstMappedPort()}/realms/${encodeURIComponent(this.realm)}`;
+  }
+
+  /** The `iss` of every token: the fixed issuer, else the base URL (derived from the Host of the request). */
+  getIssuer(): string {
+    return this.fixedIssuer ?? this.getBaseUrl();
+  }
+
+  getDiscoveryUrl(): string {
+    return `${this.getBaseUrl()}/.well-known/openid-configuration`;
+  }
+
+  getTokenEndpoint(): string {
+    return `${this.getBaseUrl()}/protocol/openid-connect/token`;
+  }
+
+  getIntrospectionEndpoint(): string {
+    return `${this.getBaseUrl()}/protocol/openid-connect/token/introspect`;
+  }
+
+  getJwksUri(): string {
+    return `${this.getBaseUrl()}/protocol/openid-connect/certs`;
+  }
+
+  /** Mint one token over the QA API; throws {@link MockIdpContainerError} `MINT_FAILED` on a non-2xx answer. */
+  async mint(request: MintRequest): Promise<MintedToken> {
+    const url = `${this.getBaseUrl()}/mock/tokens`;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(request),
+    });
+    const text = await response.text();
+    const status = response.status;
+    if (!response.ok) {
+      throw new MockIdpContainerError('MINT_FAILED', `mint failed: POST ${url} answered ${status}: ${text}`, {
+        status,
+      });
+    }
+    const minted = parseJson(text);
+    if (
+      !isRecord(minted) ||
+      typeof minted.token !== 'string' ||
+      !isRecord(minted.header) ||
+      !isRecord(minted.claims)
+    ) {
+      throw new MockIdpContainerError('MINT_FAILED', `mint failed: POST ${url} answered no token: ${text}`, {
+        status,
+      });
+    }
+    return { token: minted.token, header: minted.header, claims: minted.claims };
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
