@@ -11,6 +11,8 @@ import { Ids } from './ids.js';
 import { loadRealmKeys } from './keys/realm-keys.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { Provider } from './provider.js';
+import type { MintedToken, MintRequest } from './qa/mint-request.js';
+import { composeHooks, createQaApi } from './qa/router.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -44,8 +46,11 @@ export interface MockIdp {
   /** Origin the server listens on, e.g. http://127.0.0.1:34567. */
   url: string;
   port: number;
+  /** The one clock of this server: set, freeze or advance it from the test. */
   clock: Clock;
   provider: Provider;
+  /** Mints one token, as POST {realm}/mock/tokens does; a bad request rejects with an OAuthError. */
+  mint(request: MintRequest): Promise<MintedToken>;
   close(): Promise<void>;
 }
 
@@ -93,11 +98,15 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** Starts a mock IdP. Rejects (and listens on nothing) when the fixtures, key or flags are bad. */
+/**
+ * Starts a mock IdP with the QA API under `{realm}/mock`. Rejects (and listens on nothing) when the
+ * fixtures, key or flags are bad. `hooks` run after the QA API's own (fault injection first).
+ */
 export async function startMockIdp(options: MockIdpOptions = {}, hooks: AppHooks = {}): Promise<MockIdp> {
   const provider = await createProvider(options);
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
-  const app = createApp(provider, log, hooks);
+  const qa = createQaApi(provider);
+  const app = createApp(provider, log, composeHooks(qa.hooks, hooks));
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   const host = options.host ?? '127.0.0.1';
@@ -115,6 +124,7 @@ export async function startMockIdp(options: MockIdpOptions = {}, hooks: AppHooks
     port: address.port,
     clock: provider.clock,
     provider,
+    mint: (request) => qa.mint(provider.issuerFor(url), request),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -23,7 +23,9 @@ function blocks(markdown: string): Block[] {
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\w*)\s*$/.exec(lines[i] ?? '');
     if (!open) continue;
-    const marker = /^<!-- file: (\S+) -->$/.exec(lines[i - 1] ?? '');
+    let prev = i - 1;
+    while (prev > 0 && (lines[prev] ?? '').trim() === '') prev--;
+    const marker = /^<!-- file: (\S+) -->$/.exec(lines[prev] ?? '');
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i] ?? '');

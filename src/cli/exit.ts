@@ -1,8 +1,10 @@
 // Exit codes and the mapping of errors to them, in one place.
 import { FixturesError } from '../fixtures/errors.js';
 import { KeyLoadError } from '../keys/load-key.js';
+import { OAuthError } from '../oauth/errors.js';
 
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+/** ok; failure (bad input, refused request); usage (bad flags); unavailable (the server could not be reached). */
+export const EXIT = { ok: 0, failure: 1, usage: 2, unavailable: 3 } as const;
 
 /** A CLI failure with a message meant for the user (no stack trace). */
 export class CliError extends Error {
@@ -24,6 +26,10 @@ export function reportError(err: unknown, stderr: (line: string) => void): numbe
   ) {
     stderr(err.message);
     return err instanceof CliError ? err.exitCode : EXIT.failure;
+  }
+  if (err instanceof OAuthError) {
+    stderr(`mock-idp: ${err.error}: ${err.description}`);
+    return EXIT.failure;
   }
   if (err instanceof Error && /^cannot listen on /.test(err.message)) {
     stderr(err.message);

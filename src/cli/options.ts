@@ -29,3 +29,28 @@ export function parseUrl(value: string): string {
     throw new InvalidArgumentError('an absolute http(s) URL.');
   return value;
 }
+
+/** A whole number of seconds; negative is allowed (an already expired token). */
+export function parseSeconds(value: string): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('a whole number of seconds.');
+  return Number(value);
+}
+
+/** `name=value`: the value is JSON when it parses as JSON, else the string itself. */
+export function parseKeyValue(value: string): [string, unknown] {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected name=value.');
+  const raw = value.slice(eq + 1);
+  let parsed: unknown = raw;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // not JSON: keep the text
+  }
+  return [value.slice(0, eq), parsed];
+}
+
+/** Collects a repeatable option's values. */
+export function collect<T>(parse: (value: string) => T): (value: string, previous: T[] | undefined) => T[] {
+  return (value, previous) => [...(previous ?? []), parse(value)];
+}

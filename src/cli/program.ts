@@ -3,8 +3,18 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { check } from './check.js';
 import { EXIT, reportError } from './exit.js';
 import { keygen } from './keygen.js';
-import { parseClock, parseLogLevel, parsePort, parseUrl } from './options.js';
+import { MINT_SIGNATURES, MINT_TOKEN_TYPES } from '../qa/mint-request.js';
+import {
+  collect,
+  parseClock,
+  parseKeyValue,
+  parseLogLevel,
+  parsePort,
+  parseSeconds,
+  parseUrl,
+} from './options.js';
 import { serve, type ServeOptions } from './serve.js';
+import { token, type TokenOptions } from './token.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -50,6 +60,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     )
     .option('--frozen', 'time stands still until advanced')
     .option('--seed <text>', 'makes jti, session ids and codes reproducible')
+    .option('--watch', 'reload the fixtures file when it changes; a broken edit keeps the last good one')
     .addOption(
       new Option('--log-level <level>', 'debug, info, warn, error or silent')
         .env('LOG_LEVEL')
@@ -70,6 +81,56 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     .argument('<file>', 'fixtures file')
     .action(async (file: string) => {
       await check(file, io.stdout);
+    });
+
+  program
+    .command('token')
+    .description(
+      'print one signed token (for QA scripts), from a running server (--server URL) or offline (--key FILE)',
+    )
+    .addOption(new Option('--type <type>', 'token type').choices(MINT_TOKEN_TYPES).default('access'))
+    .requiredOption('--client <id>', 'client id from the fixtures (azp; aud of ID and proof tokens)')
+    .option('--user <username>', "fixture user (default: the client's service account)")
+    .option('--scope <scopes>', 'space-separated scopes (default: what a real grant would give)')
+    .option(
+      '--claim <name=value>',
+      'set a claim; the value is JSON when it parses, else a string (repeatable)',
+      collect(parseKeyValue),
+    )
+    .option('--remove <name>', 'remove a claim (repeatable)', collect(String))
+    .option(
+      '--header <name=value>',
+      'set a JOSE header parameter, as --claim (repeatable; null removes)',
+      collect(parseKeyValue),
+    )
+    .option('--expires-in <seconds>', 'lifetime from iat; negative = already expired', parseSeconds)
+    .option('--issued-at <time>', 'iat: ISO-8601 instant or epoch seconds (default: now)', parseClock)
+    .option('--not-before <time>', 'nbf: ISO-8601 instant or epoch seconds (default: none)', parseClock)
+    .addOption(
+      new Option(
+        '--signature <kind>',
+        'valid, invalid (wrong signature bytes), none (alg none) or unknown-key (a key in no JWKS)',
+      )
+        .choices(MINT_SIGNATURES)
+        .default('valid'),
+    )
+    .addOption(
+      new Option('--server <url>', 'running server: realm base URL, or origin for realm "mock"')
+        .argParser(parseUrl)
+        .conflicts(['key', 'fixtures', 'clock', 'seed', 'issuer']),
+    )
+    .option('--key <file>', 'offline: private signing key, PEM or JWK (as serve --key)')
+    .option('--fixtures <file>', 'offline: fixtures file (default: the bundled fixtures/default.yaml)')
+    .option('--clock <time>', 'offline: the time to mint at (default: real time)', parseClock)
+    .option('--seed <text>', 'offline: makes jti and session id reproducible')
+    .option(
+      '--issuer <url>',
+      `offline: issuer (default: the fixtures' issuer, else http://localhost:8080/realms/REALM)`,
+      parseUrl,
+    )
+    .option('--json', 'print {token, header, claims} instead of the bare token')
+    .action(async (options: TokenOptions) => {
+      await token(options, io.stdout);
     });
 
   program

@@ -2,6 +2,8 @@
 import { startMockIdp, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
 import type { AppHooks } from '../http/app.js';
+import { CliError, EXIT } from './exit.js';
+import { watchFixtures } from './watch.js';
 
 export interface ServeOptions {
   fixtures?: string;
@@ -37,11 +39,24 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
   };
 }
 
+/** The ready line: the realm base URL to reach the server, and the issuer when one is fixed elsewhere. */
+export function readyLine(idp: MockIdp): string {
+  const local = `${idp.url}/realms/${idp.provider.realm.name}`;
+  return `mock-idp listening on ${local}${idp.issuer !== local ? ` (issuer ${idp.issuer})` : ''}`;
+}
+
 export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp> {
+  if (options.watch && options.fixtures === undefined)
+    throw new CliError('--watch needs --fixtures FILE (the bundled fixtures do not change)', EXIT.usage);
   const idp = await startMockIdp(toMockIdpOptions(options), io.hooks);
-  io.stdout(`mock-idp listening on ${idp.issuer}`);
+  const unwatch =
+    options.watch && options.fixtures !== undefined
+      ? watchFixtures(options.fixtures, idp.provider, io)
+      : () => undefined;
+  io.stdout(readyLine(idp));
   const stop = (signal: string): void => {
     io.stderr(`mock-idp: ${signal}, closing`);
+    unwatch();
     idp.close().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -84,12 +84,10 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
     '/realms/:realm',
     (req, res, next) => {
       if (req.params['realm'] !== p.realm.name) {
-        res
-          .status(404)
-          .json({
-            error: 'Realm does not exist',
-            error_description: `This server serves realm "${p.realm.name}"`,
-          });
+        res.status(404).json({
+          error: 'Realm does not exist',
+          error_description: `This server serves realm "${p.realm.name}"`,
+        });
         return;
       }
       res.locals['issuer'] = p.issuerFor(requestOrigin(req));

@@ -1,0 +1,119 @@
+// `mock-idp token`: mint one token from a running server (--server URL) or offline (--key FILE), print it.
+import type { MintedToken, MintRequest, MintSignature, MintTokenType } from '../qa/mint-request.js';
+import { Minter } from '../qa/mint.js';
+import { createProvider } from '../server.js';
+import { CliError, EXIT } from './exit.js';
+
+/** Offline tokens name this origin unless an issuer is fixed (the default `serve` address). */
+export const OFFLINE_ORIGIN = 'http://localhost:8080';
+
+export interface TokenOptions {
+  type: MintTokenType;
+  client: string;
+  user?: string;
+  scope?: string;
+  claim?: [string, unknown][];
+  remove?: string[];
+  header?: [string, unknown][];
+  expiresIn?: number;
+  issuedAt?: string;
+  notBefore?: string;
+  signature?: MintSignature;
+  /** A running server: its realm base URL, or its origin (then realm `mock`). */
+  server?: string;
+  key?: string;
+  fixtures?: string;
+  clock?: string;
+  seed?: string;
+  issuer?: string;
+  /** Print `{token, header, claims}` instead of the bare token. */
+  json?: boolean;
+}
+
+/** The mint request body the flags describe (`--remove k` is a `null` claim). */
+export function toMintRequest(o: TokenOptions): MintRequest {
+  const claims: Record<string, unknown> = Object.fromEntries(o.claim ?? []);
+  for (const name of o.remove ?? []) claims[name] = null;
+  const header: Record<string, unknown> = Object.fromEntries(o.header ?? []);
+  return {
+    type: o.type,
+    client: o.client,
+    ...(o.user !== undefined ? { user: o.user } : {}),
+    ...(o.scope !== undefined ? { scope: o.scope } : {}),
+    ...(Object.keys(claims).length > 0 ? { claims } : {}),
+    ...(Object.keys(header).length > 0 ? { header } : {}),
+    ...(o.expiresIn !== undefined ? { expiresIn: o.expiresIn } : {}),
+    ...(o.issuedAt !== undefined ? { issuedAt: o.issuedAt } : {}),
+    ...(o.notBefore !== undefined ? { notBefore: o.notBefore } : {}),
+    ...(o.signature !== undefined ? { signature: o.signature } : {}),
+  };
+}
+
+/** `--server`: a realm base URL (…/realms/NAME) is used as is; an origin means realm `mock`. */
+export function realmBaseOf(server: string): string {
+  const url = new URL(server);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/realms\/[^/]+$/.test(path)) return `${url.origin}${path}`;
+  if (path === '') return `${url.origin}/realms/mock`;
+  throw new CliError(
+    `--server ${server}: give the realm base URL (http://host:port/realms/NAME) or the origin (http://host:port)`,
+    EXIT.usage,
+  );
+}
+
+async function mintOnline(server: string, request: MintRequest): Promise<MintedToken> {
+  const url = `${realmBaseOf(server)}/mock/tokens`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+    throw new CliError(`mock-idp: cannot reach ${url}: ${cause}`, EXIT.unavailable);
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const { error, error_description: description } = (body ?? {}) as Record<string, unknown>;
+    const detail = error !== undefined ? `${String(error)}: ${String(description)}` : text.slice(0, 200);
+    throw new CliError(`mock-idp: POST ${url} answered ${response.status}: ${detail}`, EXIT.failure);
+  }
+  if (typeof (body as MintedToken | undefined)?.token !== 'string')
+    throw new CliError(`mock-idp: POST ${url} answered no token (is this a mock-idp server?)`, EXIT.failure);
+  return body as MintedToken;
+}
+
+async function mintOffline(o: TokenOptions, request: MintRequest): Promise<MintedToken> {
+  const p = await createProvider({
+    ...(o.fixtures !== undefined ? { fixtures: o.fixtures } : {}),
+    ...(o.key !== undefined ? { keyFile: o.key } : {}),
+    ...(o.clock !== undefined ? { clock: o.clock } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.issuer !== undefined ? { issuer: o.issuer } : {}),
+  });
+  if (o.key === undefined && p.realm.keys === undefined)
+    throw new CliError(
+      'mock-idp token: offline minting needs the signing key: --key FILE (or `keys` in the fixtures)',
+      EXIT.usage,
+    );
+  return new Minter(p).mint(p.issuerFor(OFFLINE_ORIGIN), request);
+}
+
+export async function token(o: TokenOptions, stdout: (text: string) => void): Promise<void> {
+  if (o.server === undefined && o.key === undefined && o.fixtures === undefined)
+    throw new CliError(
+      'mock-idp token: give --server URL (a running mock-idp) or --key FILE [--fixtures FILE] (offline)',
+      EXIT.usage,
+    );
+  const request = toMintRequest(o);
+  const minted = o.server !== undefined ? await mintOnline(o.server, request) : await mintOffline(o, request);
+  stdout(o.json ? JSON.stringify(minted, null, 2) : minted.token);
+}

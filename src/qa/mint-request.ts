@@ -1,0 +1,59 @@
+// The body of POST {realm}/mock/tokens (PRODUCT.md §6) as a zod schema, and the minted answer.
+import { z } from 'zod';
+import { instantMs } from './body.js';
+
+export const MINT_TOKEN_TYPES = ['access', 'id', 'refresh', 'proof'] as const;
+export const MINT_SIGNATURES = ['valid', 'invalid', 'none', 'unknown-key'] as const;
+
+export type MintTokenType = (typeof MINT_TOKEN_TYPES)[number];
+export type MintSignature = (typeof MINT_SIGNATURES)[number];
+
+/** ISO-8601 or epoch seconds → epoch seconds. */
+const instant = instantMs.transform((ms) => Math.floor(ms / 1000));
+
+export const mintRequestSchema = z.strictObject({
+  type: z.enum(MINT_TOKEN_TYPES),
+  client: z.string().min(1),
+  user: z.string().min(1).optional(),
+  scope: z.string().optional(),
+  claims: z.record(z.string(), z.unknown()).optional(),
+  header: z.record(z.string(), z.unknown()).optional(),
+  expiresIn: z.number().int().optional(),
+  issuedAt: instant.optional(),
+  notBefore: instant.optional(),
+  signature: z.enum(MINT_SIGNATURES).default('valid'),
+});
+
+/** What to mint; every field but `type` and `client` is optional. */
+export interface MintRequest {
+  /** Which token: access, id, refresh or proof. */
+  type: MintTokenType;
+  /** Client id from the fixtures: `azp`, and `aud` of ID and proof tokens. */
+  client: string;
+  /** Username from the fixtures. Default: the client's service account. */
+  user?: string;
+  /**
+   * Space-separated scopes, each known to the realm (the client's allowed scopes are not enforced).
+   * Default: what client_credentials would grant the client, plus `openid profile` with a user.
+   */
+  scope?: string;
+  /** Claim overrides merged over the built claims; `null` removes a claim. */
+  claims?: Record<string, unknown>;
+  /** JOSE header overrides (not `alg`: see `signature`); `null` removes a parameter. */
+  header?: Record<string, unknown>;
+  /** `exp` − `iat` in seconds; negative = already expired. Default: the realm's lifespan for the type. */
+  expiresIn?: number;
+  /** `iat` as epoch seconds or ISO-8601. Default: the clock's now. */
+  issuedAt?: number | string;
+  /** `nbf` as epoch seconds or ISO-8601; in the future = not yet valid. Default: no `nbf`. */
+  notBefore?: number | string;
+  /** valid (default), invalid (wrong signature bytes), none (alg none), unknown-key (a key not in the JWKS). */
+  signature?: MintSignature;
+}
+
+/** A minted token with its decoded header and claims. */
+export interface MintedToken {
+  token: string;
+  header: Record<string, unknown>;
+  claims: Record<string, unknown>;
+}

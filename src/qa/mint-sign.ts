@@ -1,0 +1,98 @@
+// Signing a minted token as asked: valid, with broken signature bytes, as alg none, or by a key in no JWKS.
+import { createHash } from 'node:crypto';
+import { base64url, SignJWT, UnsecuredJWT, type JWTHeaderParameters } from 'jose';
+import type { Ids } from '../ids.js';
+import { generateSigningKey, type SigningKey } from '../keys/key-store.js';
+import { invalidRequest } from '../oauth/errors.js';
+import type { Provider } from '../provider.js';
+import type { Claims } from '../tokens/claims.js';
+import type { RealmSecret } from '../tokens/sign.js';
+import type { MintSignature } from './mint-request.js';
+
+type Members = Record<string, unknown>;
+
+/** Applies overrides over `base`: `null` removes a member, anything else sets it. */
+export function applyOverrides(base: Members, overrides: Members | undefined): Members {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(overrides ?? {})) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** The same token with other signature bytes of the same length. */
+function breakSignature(token: string): string {
+  const [header, payload, signature] = token.split('.') as [string, string, string];
+  const bytes = base64url.decode(signature);
+  bytes.set([(bytes[bytes.length - 1] ?? 0) ^ 0xff], bytes.length - 1);
+  return `${header}.${payload}.${base64url.encode(bytes)}`;
+}
+
+/** `alg: none`, empty signature; the header keeps its other parameters, as a tampered token would. */
+function unsecured(claims: Claims, header: Members): string {
+  const payload = new UnsecuredJWT(claims).encode().split('.')[1] ?? '';
+  return `${base64url.encode(JSON.stringify({ ...header, alg: 'none' }))}.${payload}.`;
+}
+
+export class MintSigner {
+  readonly #p: Provider;
+  #unknownKey: Promise<SigningKey> | undefined;
+  #unknownSecret: RealmSecret | undefined;
+
+  constructor(p: Provider) {
+    this.#p = p;
+  }
+
+  /**
+   * Signs `claims` as the realm would (RS256 with the active key; HS256 with the realm secret for
+   * refresh tokens), with header overrides, then applies `signature`.
+   */
+  async sign(
+    refresh: boolean,
+    claims: Claims,
+    overrides: Members | undefined,
+    signature: MintSignature,
+  ): Promise<string> {
+    if (overrides !== undefined && 'alg' in overrides)
+      throw invalidRequest(
+        'header.alg cannot be set: choose it with signature (valid, invalid, none, unknown-key)',
+      );
+    const unknown = signature === 'unknown-key';
+    const key: SigningKey | RealmSecret = refresh
+      ? unknown
+        ? this.#otherSecret()
+        : this.#p.secret
+      : unknown
+        ? await this.#otherKey()
+        : this.#p.keys.active;
+    const header = applyOverrides({ alg: refresh ? 'HS256' : 'RS256', typ: 'JWT', kid: key.kid }, overrides);
+    if (signature === 'none') return unsecured(claims, header);
+    let token: string;
+    try {
+      token = await new SignJWT(claims)
+        .setProtectedHeader(header as JWTHeaderParameters)
+        .sign('privateKey' in key ? key.privateKey : key.key);
+    } catch (err) {
+      throw invalidRequest(`Cannot sign this token: ${(err as Error).message}`);
+    }
+    return signature === 'invalid' ? breakSignature(token) : token;
+  }
+
+  /** An RSA key that is in no JWKS: generated once, on the thread pool, when first asked for. */
+  #otherKey(): Promise<SigningKey> {
+    this.#unknownKey ??= generateSigningKey();
+    return this.#unknownKey;
+  }
+
+  /** An HS256 secret other than the realm secret (from the seed when there is one). */
+  #otherSecret(): RealmSecret {
+    this.#unknownSecret ??= secretWithKid(this.#p.ids, 'mint-unknown-key');
+    return this.#unknownSecret;
+  }
+}
+
+function secretWithKid(ids: Ids, purpose: string): RealmSecret {
+  const key = ids.secret(purpose);
+  return { key, kid: createHash('sha256').update(key).digest().subarray(0, 16).toString('base64url') };
+}

@@ -1,0 +1,108 @@
+// Minting one token for QA: the real claim builders and a real session, then the asked-for signature.
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import type { Client, Realm } from '../fixtures/realm.js';
+import { invalidRequest } from '../oauth/errors.js';
+import { clientCredentialsScopes, parseScope } from '../oauth/scopes.js';
+import type { Provider } from '../provider.js';
+import {
+  buildAccessClaims,
+  buildIdClaims,
+  buildProofClaims,
+  buildRefreshClaims,
+  type Claims,
+  type Grant,
+} from '../tokens/claims.js';
+import { parseBody } from './body.js';
+import { mintRequestSchema, type MintedToken, type MintTokenType } from './mint-request.js';
+import { applyOverrides, MintSigner } from './mint-sign.js';
+
+const BUILDERS = {
+  access: buildAccessClaims,
+  id: (realm, grant, stamp) => buildIdClaims(realm, grant, stamp, {}),
+  refresh: buildRefreshClaims,
+  proof: buildProofClaims,
+} satisfies Record<MintTokenType, typeof buildRefreshClaims>;
+
+function lookupClient(realm: Realm, id: string): Client {
+  const client = realm.clients.get(id);
+  if (client === undefined)
+    throw invalidRequest(`Unknown client "${id}" (clients: ${[...realm.clients.keys()].join(', ')})`);
+  return client;
+}
+
+/** Requested scopes must exist in the realm; the default is what a real grant would give. */
+function mintScopes(realm: Realm, client: Client, forUser: boolean, scope: string | undefined): string[] {
+  if (scope !== undefined) {
+    const requested = parseScope(scope);
+    const unknown = requested.filter((s) => !realm.scopes.has(s));
+    if (unknown.length > 0)
+      throw invalidRequest(
+        `Unknown scope ${unknown.join(' ')} (realm scopes: ${[...realm.scopes.keys()].join(' ')})`,
+      );
+    return requested;
+  }
+  const defaults = clientCredentialsScopes(realm, client, []);
+  return forUser ? [...new Set(['openid', 'profile', ...defaults])] : defaults;
+}
+
+/** `nbf` next to the other times, after `exp` and `iat`. */
+function withNotBefore(claims: Claims, nbf: number | undefined): Claims {
+  if (nbf === undefined) return claims;
+  const { exp, iat, ...rest } = claims;
+  return { exp, iat, nbf, ...rest };
+}
+
+export class Minter {
+  readonly #p: Provider;
+  readonly #signer: MintSigner;
+
+  constructor(p: Provider) {
+    this.#p = p;
+    this.#signer = new MintSigner(p);
+  }
+
+  /** Mints the token `input` describes (validated here); a bad request throws a 400 invalid_request. */
+  async mint(issuer: string, input: unknown): Promise<MintedToken> {
+    const req = parseBody(mintRequestSchema, input, 'mint request');
+    const p = this.#p;
+    const realm = p.realm;
+    const client = lookupClient(realm, req.client);
+    const user = req.user;
+    const subject = user === undefined ? client.serviceAccount : realm.users.get(user);
+    if (subject === undefined)
+      throw invalidRequest(`Unknown user "${user}" (users: ${[...realm.users.keys()].join(', ')})`);
+    const scopes = mintScopes(realm, client, user !== undefined, req.scope);
+
+    const { tokens } = realm;
+    const now = p.clock.nowSeconds();
+    const iat = req.issuedAt ?? now;
+    const lifespan = req.type === 'refresh' ? tokens.refreshTokenLifespan : tokens.accessTokenLifespan;
+    const exp = iat + (req.expiresIn ?? lifespan);
+    const grant: Grant = {
+      client,
+      subject,
+      serviceAccount: user === undefined,
+      scopes,
+      sessionId: p.ids.uuid('session'),
+      authTime: Math.min(iat, now),
+    };
+    // A session as the real grants make, so a minted refresh token works at the token endpoint.
+    p.store.addSession({
+      id: grant.sessionId,
+      clientId: client.id,
+      ...(user !== undefined ? { username: user } : {}),
+      sub: subject.sub,
+      authTime: grant.authTime,
+      expiresAt: Math.max(now + tokens.refreshTokenLifespan, exp),
+    });
+    const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
+    const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), req.notBefore);
+    const claims = applyOverrides(built, req.claims);
+    const token = await this.#signer.sign(req.type === 'refresh', claims, req.header, req.signature);
+    return {
+      token,
+      header: decodeProtectedHeader(token) as Record<string, unknown>,
+      claims: decodeJwt(token) as Record<string, unknown>,
+    };
+  }
+}

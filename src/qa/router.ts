@@ -1,0 +1,66 @@
+// The QA API under {realm}/mock (PRODUCT.md §6), wired into the app through its hooks.
+import express from 'express';
+import type { AppHooks } from '../http/app.js';
+import { issuerOf } from '../http/context.js';
+import type { Provider } from '../provider.js';
+import { clockRoutes } from './clock.js';
+import { FaultInjector, faultRoutes } from './faults.js';
+import { fixtureRoutes } from './fixtures.js';
+import { keyRoutes } from './keys.js';
+import type { MintedToken } from './mint-request.js';
+import { Minter } from './mint.js';
+import { sessionRoutes } from './sessions.js';
+
+export interface QaApi {
+  /** Hooks for createApp: fault injection before endpoints, and the /mock routes. */
+  hooks: Required<AppHooks>;
+  faults: FaultInjector;
+  /** POST /mock/tokens in-process; `issuer` is the realm base the token names. */
+  mint(issuer: string, request: unknown): Promise<MintedToken>;
+}
+
+export function createQaApi(p: Provider): QaApi {
+  const faults = new FaultInjector();
+  const minter = new Minter(p);
+  // Scripts often omit Content-Type (curl -d sends form encoding): every body here is JSON.
+  const json = express.json({ type: () => true, limit: '1mb' });
+
+  const mock = express.Router({ caseSensitive: true });
+  mock.post('/tokens', json, async (req, res) => {
+    res.set('Cache-Control', 'no-store').json(await minter.mint(issuerOf(res), req.body));
+  });
+  mock.use('/clock', json, clockRoutes(p));
+  mock.use('/faults', json, faultRoutes(faults));
+  mock.use('/keys', keyRoutes(p));
+  mock.use('/sessions', sessionRoutes(p));
+  mock.use('/fixtures', fixtureRoutes(p));
+
+  return {
+    faults,
+    mint: (issuer, request) => minter.mint(issuer, request),
+    hooks: {
+      beforeEndpoint: faults.beforeEndpoint,
+      realmRoutes: (realm) => {
+        realm.use('/mock', mock);
+      },
+    },
+  };
+}
+
+/** Runs `first`'s hooks, then `second`'s. */
+export function composeHooks(first: AppHooks, second: AppHooks): AppHooks {
+  const a = first.beforeEndpoint;
+  const b = second.beforeEndpoint;
+  return {
+    ...(a !== undefined || b !== undefined
+      ? {
+          beforeEndpoint: async (name, req, res) =>
+            (a === undefined || (await a(name, req, res))) && (b === undefined || (await b(name, req, res))),
+        }
+      : {}),
+    realmRoutes: (router) => {
+      first.realmRoutes?.(router);
+      second.realmRoutes?.(router);
+    },
+  };
+}

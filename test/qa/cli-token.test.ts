@@ -1,0 +1,234 @@
+// `mock-idp token` (the real binary): online against a running server, offline with a key; flags, output, exit codes.
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseKeyValue } from '../../src/cli/options.js';
+import { toMintRequest } from '../../src/cli/token.js';
+import { startMockIdp, type MockIdp } from '../../src/index.js';
+import { certsUrl, DEFAULT_FIXTURES, runCli, tempDir, writeTestKey, Y2030 } from './helpers.js';
+
+const tmp = tempDir();
+let key: string;
+let idp: MockIdp;
+
+beforeAll(async () => {
+  key = writeTestKey(tmp.dir);
+  idp = await startMockIdp({ clock: Y2030, frozen: true });
+});
+afterAll(async () => {
+  await idp.close();
+  tmp.remove();
+});
+
+describe('flag parsing', () => {
+  it.each([
+    ['name=Alice', ['name', 'Alice']],
+    ['n=42', ['n', 42]],
+    ['ok=true', ['ok', true]],
+    ['v=null', ['v', null]],
+    ['o={"a":[1]}', ['o', { a: [1] }]],
+    ['s="42"', ['s', '42']],
+    ['eq=a=b', ['eq', 'a=b']],
+    ['empty=', ['empty', '']],
+  ])('--claim %s', (arg, expected) => {
+    expect(parseKeyValue(arg)).toEqual(expected);
+  });
+
+  it.each(['noequals', '=value'])('--claim %s is refused', (arg) => {
+    expect(() => parseKeyValue(arg)).toThrow(/name=value/);
+  });
+
+  it('flags become the mint body; --remove is a null claim', () => {
+    expect(
+      toMintRequest({
+        type: 'id',
+        client: 'web-app',
+        user: 'alice',
+        claim: [['a', 1]],
+        remove: ['acr'],
+        header: [['kid', null]],
+        expiresIn: -5,
+        issuedAt: '2030-01-01T00:00:00Z',
+        signature: 'none',
+      }),
+    ).toEqual({
+      type: 'id',
+      client: 'web-app',
+      user: 'alice',
+      claims: { a: 1, acr: null },
+      header: { kid: null },
+      expiresIn: -5,
+      issuedAt: '2030-01-01T00:00:00Z',
+      signature: 'none',
+    });
+  });
+});
+
+describe('online (--server)', () => {
+  it.each([
+    ['the realm base URL', () => idp.issuer],
+    ['the origin', () => idp.url],
+    ['the realm base URL with a trailing slash', () => `${idp.issuer}/`],
+  ])('prints a token signed by the server, given %s', async (_name, server) => {
+    const { code, stdout, stderr } = await runCli([
+      'token',
+      '--server',
+      server(),
+      '--client',
+      'web-app',
+      '--user',
+      'alice',
+    ]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const token = stdout.trim();
+    expect(stdout).toBe(`${token}\n`);
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(certsUrl(idp.issuer))), {
+      issuer: idp.issuer,
+      currentDate: new Date(Y2030 * 1000),
+    });
+    expect(payload).toMatchObject({ azp: 'web-app', preferred_username: 'alice', typ: 'Bearer' });
+  });
+
+  it('--json prints {token, header, claims}; every flag reaches the token', async () => {
+    const { code, stdout } = await runCli([
+      'token',
+      '--server',
+      idp.issuer,
+      '--json',
+      '--type',
+      'id',
+      '--client',
+      'web-app',
+      '--user',
+      'bob',
+      '--scope',
+      'openid profile',
+      '--claim',
+      'nonce=abc',
+      '--claim',
+      'extra={"deep":true}',
+      '--remove',
+      'acr',
+      '--header',
+      'x-test=1',
+      '--expires-in',
+      '-60',
+      '--issued-at',
+      '2029-12-31T00:00:00Z',
+      '--not-before',
+      `${Y2030 + 10}`,
+      '--signature',
+      'invalid',
+    ]);
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { token: string; header: object; claims: Record<string, unknown> };
+    expect(out.header).toEqual(decodeProtectedHeader(out.token));
+    expect(out.claims).toEqual(decodeJwt(out.token));
+    expect(out.header).toMatchObject({ alg: 'RS256', 'x-test': 1 });
+    expect(out.claims).toMatchObject({
+      typ: 'ID',
+      aud: 'web-app',
+      preferred_username: 'bob',
+      nonce: 'abc',
+      extra: { deep: true },
+      iat: Y2030 - 86400,
+      exp: Y2030 - 86400 - 60,
+      nbf: Y2030 + 10,
+    });
+    expect(out.claims).not.toHaveProperty('acr');
+  });
+
+  it.each([
+    [['--client', 'nope'], 1, /answered 400: invalid_request: Unknown client "nope"/],
+    [['--client', 'web-app', '--user', 'zed'], 1, /Unknown user "zed"/],
+    [['--client', 'web-app', '--scope', 'nope'], 1, /Unknown scope nope/],
+  ])('%j exits %i with the server message', async (args, exit, message) => {
+    const { code, stdout, stderr } = await runCli(['token', '--server', idp.issuer, ...args]);
+    expect(code).toBe(exit);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(message);
+  });
+
+  it('an unreachable server exits 3', async () => {
+    const { code, stderr } = await runCli(['token', '--server', 'http://127.0.0.1:9', '--client', 'web-app']);
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9\/realms\/mock\/mock\/tokens/);
+  });
+});
+
+describe('offline (--key)', () => {
+  const offline = (args: string[]) =>
+    runCli([
+      'token',
+      '--key',
+      key,
+      '--fixtures',
+      DEFAULT_FIXTURES,
+      '--clock',
+      '2030-01-01T00:00:00Z',
+      ...args,
+    ]);
+
+  it('signs with the key file, at the given time, for http://localhost:8080 unless an issuer is given', async () => {
+    const { code, stdout } = await offline(['--client', 'web-app', '--user', 'alice', '--json']);
+    expect(code).toBe(0);
+    const { token, claims } = JSON.parse(stdout) as { token: string; claims: Record<string, unknown> };
+    const publicKey = createPublicKey(readFileSync(key));
+    const { payload } = await jwtVerify(token, publicKey, {
+      issuer: 'http://localhost:8080/realms/mock',
+      currentDate: new Date(Y2030 * 1000),
+    });
+    expect(payload).toEqual(claims);
+    expect(payload.iat).toBe(Y2030);
+
+    const fixed = await offline(['--client', 'web-app', '--issuer', 'http://idp.test/realms/mock']);
+    expect(decodeJwt(fixed.stdout.trim()).iss).toBe('http://idp.test/realms/mock');
+  });
+
+  it('is reproducible with --seed', async () => {
+    const args = ['--client', 'web-app', '--user', 'alice', '--seed', 'same'];
+    const [a, b] = await Promise.all([offline(args), offline(args)]);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  it('a refresh token is HS256, with the realm secret the server derives from the same seed', async () => {
+    const { stdout } = await offline(['--type', 'refresh', '--client', 'web-app', '--seed', 's', '--json']);
+    expect(JSON.parse(stdout)).toMatchObject({ header: { alg: 'HS256' }, claims: { typ: 'Refresh' } });
+  });
+
+  it('an unknown client exits 1 with the reason', async () => {
+    const { code, stderr } = await offline(['--client', 'nope']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/invalid_request: Unknown client "nope"/);
+  });
+});
+
+describe('usage errors exit 2', () => {
+  it.each([
+    [['token', '--client', 'web-app'], /give --server URL .* or --key FILE/],
+    [['token', '--server', 'http://x.test', '--key', 'k.pem', '--client', 'web-app'], /cannot be used with/],
+    [['token', '--server', 'http://x.test/somewhere', '--client', 'web-app'], /give the realm base URL/],
+    [['token', '--key', 'k.pem'], /required option '--client <id>'/],
+    [
+      ['token', '--signature', 'broken', '--client', 'a', '--key', 'k'],
+      /Allowed choices are valid, invalid, none, unknown-key/,
+    ],
+    [
+      ['token', '--type', 'saml', '--client', 'a', '--key', 'k'],
+      /Allowed choices are access, id, refresh, proof/,
+    ],
+    [['token', '--expires-in', 'soon', '--client', 'a', '--key', 'k'], /whole number of seconds/],
+    [['token', '--claim', 'novalue', '--client', 'a', '--key', 'k'], /expected name=value/],
+    [
+      ['token', '--fixtures', DEFAULT_FIXTURES, '--client', 'web-app'],
+      /offline minting needs the signing key/,
+    ],
+  ])('%j', async (args, message) => {
+    const { code, stderr } = await runCli(args);
+    expect(stderr).toMatch(message);
+    expect(code).toBe(2);
+  });
+});

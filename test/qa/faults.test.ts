@@ -1,0 +1,124 @@
+// /mock/faults: the next matching requests fail with a status and an OAuth error body, or are delayed.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startMockIdp, type MockIdp } from '../../src/index.js';
+import { BATCH_JOB, call, certsUrl, introspectUrl, PAYMENTS_API, postForm, tokenUrl } from './helpers.js';
+
+let idp: MockIdp;
+let base: string;
+
+beforeAll(async () => {
+  idp = await startMockIdp();
+  base = idp.issuer;
+});
+afterAll(async () => {
+  await idp.close();
+});
+afterEach(async () => {
+  await call('DELETE', `${base}/mock/faults`);
+});
+
+const addFault = (body: unknown) => call('POST', `${base}/mock/faults`, body);
+const clientCredentials = () => postForm(tokenUrl(base), { grant_type: 'client_credentials' }, BATCH_JOB);
+
+/** One request to each endpoint a fault can target, answering its status and body. */
+const ENDPOINTS: Record<string, () => Promise<{ status: number; json: Record<string, unknown> }>> = {
+  token: clientCredentials,
+  introspect: () => postForm(introspectUrl(base), { token: 'x' }, PAYMENTS_API),
+  discovery: () => call('GET', `${base}/.well-known/openid-configuration`),
+  certs: () => call('GET', certsUrl(base)),
+  userinfo: () => call('GET', `${base}/protocol/openid-connect/userinfo`),
+};
+
+describe('/mock/faults', () => {
+  it.each([
+    ['token', 503, 'temporarily_unavailable', 200],
+    ['introspect', 500, 'server_error', 200],
+    ['discovery', 502, 'temporarily_unavailable', 200],
+    ['certs', 404, 'invalid_request', 200],
+    ['userinfo', 401, 'invalid_token', 401],
+  ])(
+    '%s: the next request answers %i %s, the one after is normal',
+    async (endpoint, status, error, normal) => {
+      const added = await addFault({ endpoint, status });
+      expect(added.status).toBe(201);
+      expect(added.json).toMatchObject({ endpoint, status, error, remaining: 1 });
+      const send = ENDPOINTS[endpoint] as () => Promise<{ status: number; json: Record<string, unknown> }>;
+      const failed = await send();
+      expect(failed.status).toBe(status);
+      expect(failed.json).toEqual({
+        error,
+        error_description: `Injected fault: ${status} at ${endpoint} (mock-idp /mock/faults)`,
+      });
+      const after = await send();
+      expect(after.status).toBe(normal);
+      expect(String(after.json['error_description'])).not.toMatch(/Injected fault/);
+    },
+  );
+
+  it('count: the next N requests fail, with a chosen error and description', async () => {
+    await addFault({
+      endpoint: 'token',
+      status: 429,
+      error: 'slow_down',
+      description: 'try later',
+      count: 2,
+    });
+    const answers = [await clientCredentials(), await clientCredentials(), await clientCredentials()];
+    expect(answers.map((a) => a.status)).toEqual([429, 429, 200]);
+    expect(answers[0]?.json).toEqual({ error: 'slow_down', error_description: 'try later' });
+  });
+
+  it('faults for one endpoint apply in the order they were added and leave others alone', async () => {
+    await addFault({ endpoint: 'token', status: 500 });
+    await addFault({ endpoint: 'token', status: 503 });
+    expect((await ENDPOINTS['certs']?.())?.status).toBe(200);
+    expect((await clientCredentials()).status).toBe(500);
+    expect((await clientCredentials()).status).toBe(503);
+    expect((await clientCredentials()).status).toBe(200);
+  });
+
+  it('delayMs without status only delays; with status it delays, then fails', async () => {
+    await addFault({ endpoint: 'token', delayMs: 300 });
+    let start = performance.now();
+    expect((await clientCredentials()).status).toBe(200);
+    expect(performance.now() - start).toBeGreaterThanOrEqual(290);
+
+    await addFault({ endpoint: 'token', delayMs: 200, status: 504 });
+    start = performance.now();
+    expect((await clientCredentials()).status).toBe(504);
+    expect(performance.now() - start).toBeGreaterThanOrEqual(190);
+
+    start = performance.now();
+    expect((await clientCredentials()).status).toBe(200);
+    expect(performance.now() - start).toBeLessThan(150);
+  });
+
+  it('GET lists pending faults with what remains; DELETE clears them', async () => {
+    await addFault({ endpoint: 'token', status: 503, count: 3 });
+    await addFault({ endpoint: 'certs', delayMs: 10 });
+    await clientCredentials();
+    const listed = await call('GET', `${base}/mock/faults`);
+    expect(listed.json['faults']).toEqual([
+      expect.objectContaining({ endpoint: 'token', status: 503, remaining: 2 }),
+      expect.objectContaining({ endpoint: 'certs', delayMs: 10, remaining: 1 }),
+    ]);
+    expect((await call('DELETE', `${base}/mock/faults`)).json).toEqual({ cleared: 2 });
+    expect((await call('GET', `${base}/mock/faults`)).json).toEqual({ faults: [] });
+    expect((await clientCredentials()).status).toBe(200);
+  });
+
+  it.each([
+    [{ endpoint: 'token' }, /give status \(fail\), delayMs \(delay\), or both/],
+    [{ endpoint: 'nowhere', status: 500 }, /endpoint: Invalid option/],
+    [{ endpoint: 'token', status: 200 }, /status: /],
+    [{ endpoint: 'token', status: 503, count: 0 }, /count: /],
+    [{ endpoint: 'token', delayMs: -1 }, /delayMs: /],
+    [{ endpoint: 'token', status: 503, later: true }, /unknown field "later"/],
+  ])('%j answers 400', async (body, description) => {
+    const answer = await addFault(body);
+    expect(answer.status).toBe(400);
+    expect(answer.json['error']).toBe('invalid_request');
+    expect(String(answer.json['error_description'])).toMatch(description);
+    expect((await call('GET', `${base}/mock/faults`)).json).toEqual({ faults: [] });
+  });
+});

@@ -1,0 +1,66 @@
+// `mock-idp serve --watch`: edits to the fixtures file apply at once; a broken edit keeps the last good fixtures.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, DEFAULT_FIXTURES, runCli, spawnServer, tempDir, type ServerProcess } from './helpers.js';
+
+const tmp = tempDir();
+const file = join(tmp.dir, 'users.yaml');
+const original = readFileSync(DEFAULT_FIXTURES, 'utf8');
+let server: ServerProcess;
+
+beforeAll(async () => {
+  writeFileSync(file, original);
+  server = await spawnServer(['--fixtures', file, '--watch', '--quiet']);
+});
+afterAll(async () => {
+  await server.stop();
+  tmp.remove();
+});
+
+const mintFor = (user: string) =>
+  call('POST', `${server.base}/mock/tokens`, { type: 'access', client: 'web-app', user });
+
+/** Retries until the server answers as expected (the reload is debounced). */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const withUser = (name: string) => `${original}\n  ${name}:\n    claims: { name: ${name} }\n`;
+
+describe('serve --watch', () => {
+  it('a good edit is served at once and logged', async () => {
+    expect((await mintFor('dave')).status).toBe(400);
+    writeFileSync(file, withUser('dave'));
+    await eventually(async () => (await mintFor('dave')).status === 200);
+    await server.waitFor('stdout', (t) => t.includes(`mock-idp: reloaded ${file} (4 clients, 4 users)`));
+  });
+
+  it('a broken edit names file:line:col and keeps the last good fixtures', async () => {
+    const broken = `${withUser('dave')}    bogus: 1\n`;
+    writeFileSync(file, broken);
+    await server.waitFor('stderr', (t) => t.includes('not reloaded, keeping the last good fixtures'));
+    const line = broken.split('\n').findIndex((l) => l.includes('bogus')) + 1;
+    expect(server.stderr()).toContain(`${file}:${line}:5 unknown key "bogus" in "users.dave"`);
+    expect((await mintFor('dave')).status).toBe(200);
+    expect((await mintFor('alice')).status).toBe(200);
+  });
+
+  it('an editor-style replace (write elsewhere, rename over) is picked up', async () => {
+    const next = join(tmp.dir, '.users.yaml.swp');
+    writeFileSync(next, withUser('erin'));
+    renameSync(next, file);
+    await eventually(async () => (await mintFor('erin')).status === 200);
+    expect((await mintFor('dave')).status).toBe(400);
+  });
+
+  it('--watch without --fixtures is a usage error', async () => {
+    const { code, stderr } = await runCli(['serve', '--watch', '--port', '0']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--watch needs --fixtures FILE/);
+  });
+});
