@@ -15,14 +15,14 @@ function asDocumented(path: string): string {
     .trim();
 }
 
-// docs/docker.md is merged into the README; whichever holds the example must hold it verbatim.
-const docs = ['../../README.md', '../../docs/docker.md']
+// The README must hold the example verbatim.
+const docs = ['../../README.md']
   .filter((path) => existsSync(new URL(path, import.meta.url)))
   .map(read)
   .filter((text) => text.includes("from 'mock-idp/testcontainers'"));
 
 describe('the documented Testcontainers example', () => {
-  it('is in the README or docs/docker.md', () => {
+  it('is in the README', () => {
     expect(docs.length).toBeGreaterThan(0);
   });
 
