@@ -40,7 +40,8 @@ export class KeyStore {
 
   constructor(keys: SigningKey[]) {
     if (keys.length === 0) throw new Error('a key store needs at least one key');
-    this.#keys = [...keys];
+    // The same key listed twice would be published twice under one kid.
+    this.#keys = keys.filter((k, i) => keys.findIndex((other) => other.kid === k.kid) === i);
     this.#jwks = this.#buildJwks();
   }
 
