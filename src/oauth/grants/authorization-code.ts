@@ -8,7 +8,12 @@ import type { Params } from '../params.js';
 import type { CodeGrant } from '../store.js';
 
 export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
-  if (code.codeChallenge === undefined) return;
+  if (code.codeChallenge === undefined) {
+    // A verifier without a challenge is a PKCE downgrade (RFC 9700 §2.1.1); Keycloak refuses it too.
+    if (verifier !== undefined)
+      throw invalidGrant('PKCE code verifier specified but challenge not present in authorization');
+    return;
+  }
   if (verifier === undefined) throw invalidGrant('PKCE code verifier not specified');
   if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier))
     throw invalidGrant('PKCE verification failed: code_verifier is not 43-128 unreserved characters');
