@@ -1,7 +1,13 @@
 // redirect_uri rules: exact match, or a registered value ending in * matches as a prefix.
 import type { Client } from '../fixtures/realm.js';
 
+/**
+ * Whether `uri` may receive codes for `client`. An absolute URI without fragment (RFC 6749 §3.1.2) and
+ * without user info, so a prefix such as `http://127.0.0.1:*` cannot be stretched to `http://127.0.0.1:80@evil.test/`.
+ */
 export function isRegisteredRedirect(client: Client, uri: string): boolean {
+  const url = URL.canParse(uri) ? new URL(uri) : undefined;
+  if (url === undefined || url.username !== '' || url.password !== '' || uri.includes('#')) return false;
   return client.redirectUris.some((registered) =>
     registered.endsWith('*') ? uri.startsWith(registered.slice(0, -1)) : uri === registered,
   );
