@@ -1,9 +1,9 @@
 // RFC 7662 introspection answers, with the interface document's attribute rules (no nbf, aud, jti).
-import type { Client } from '../fixtures/realm.js';
+import type { Client, Subject } from '../fixtures/realm.js';
 import type { Provider, VerifiedToken } from '../provider.js';
 import { releasedClaims } from '../tokens/placement.js';
 
-const NOT_RETURNED = new Set(['nbf', 'aud', 'jti']);
+const NOT_RETURNED = new Set(['nbf', 'aud', 'jti', 'nnin_altsub']);
 const TOKEN_TYPE: Record<VerifiedToken['kind'], string> = {
   access: 'Bearer',
   refresh: 'Refresh',
@@ -12,6 +12,19 @@ const TOKEN_TYPE: Record<VerifiedToken['kind'], string> = {
 };
 
 export const INACTIVE = Object.freeze({ active: false });
+
+/**
+ * nnin_altsub goes only to an eligible caller, whatever client got the token: from the access token's scopes,
+ * or as an ID token carries it. Never copied through to a caller that is not eligible.
+ */
+function nninFor(p: Provider, caller: Client, verified: VerifiedToken, user: Subject | undefined): unknown {
+  if (!caller.nninEligible || user === undefined) return undefined;
+  if (verified.kind === 'id') return verified.claims['nnin_altsub'];
+  if (verified.kind !== 'access') return undefined;
+  const scope = verified.claims['scope'];
+  const scopes = typeof scope === 'string' ? scope.split(' ') : [];
+  return releasedClaims({ realm: p.realm, subject: user, scopes, nninEligible: true }, 'id')['nnin_altsub'];
+}
 
 /** What `caller` (a resource server) may learn about `token`. */
 export async function introspect(
@@ -26,15 +39,9 @@ export async function introspect(
   for (const [k, v] of Object.entries(claims)) if (!NOT_RETURNED.has(k)) out[k] = v;
 
   const entry = typeof claims.sub === 'string' ? p.realm.subjects.get(claims.sub) : undefined;
-  const scopes = typeof claims['scope'] === 'string' ? claims['scope'].split(' ') : [];
-  if (entry !== undefined && entry.serviceAccountOf === undefined && verified.kind === 'access') {
-    // nnin_altsub is never in the access token; eligible resource servers get it here.
-    const nnin = releasedClaims(
-      { realm: p.realm, subject: entry.subject, scopes, nninEligible: caller.nninEligible },
-      'id',
-    )['nnin_altsub'];
-    if (nnin !== undefined) out['nnin_altsub'] = nnin;
-  }
+  const user = entry !== undefined && entry.serviceAccountOf === undefined ? entry.subject : undefined;
+  const nnin = nninFor(p, caller, verified, user);
+  if (nnin !== undefined) out['nnin_altsub'] = nnin;
   return {
     ...out,
     client_id: claims['azp'],

@@ -2,6 +2,7 @@
 import type { RequestHandler } from 'express';
 import type { Provider } from '../../provider.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
+import { OAuthError } from '../../oauth/errors.js';
 import { introspect } from '../../oauth/introspect.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../paths.js';
@@ -11,12 +12,19 @@ export function introspectHandler(p: Provider): RequestHandler {
     const params = paramsOf(req);
     const issuer = issuerOf(res);
     const audiences = [issuer, issuer + PATHS.token, issuer + PATHS.introspect];
-    const { client } = await authenticateClient(p, {
+    const { client, method } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
       audiences,
     });
     noteForLog(res, { client: client.id });
+    // Introspection is for confidential callers (resource servers); Keycloak answers a public client so.
+    if (method === 'none')
+      throw new OAuthError(
+        'invalid_request',
+        'Client not allowed: a public client cannot introspect tokens',
+        403,
+      );
     const token = params.require('token');
     sendNoStore(res, await introspect(p, client, token));
   };
