@@ -39,8 +39,9 @@ export function authorizeHandler(p: Provider): RequestHandler {
     const clientId = params.get('client_id');
     const client = clientId !== undefined ? p.realm.clients.get(clientId) : undefined;
     if (clientId === undefined) return sendErrorPage(res, 400, 'Missing parameter: client_id');
-    noteForLog(res, { client: clientId });
     if (client === undefined) return sendErrorPage(res, 400, `Client not found: "${clientId}"`);
+    // Only a fixture client id reaches the log line: request text could forge log lines.
+    noteForLog(res, { client: client.id });
     const redirectUri = params.get('redirect_uri');
     if (redirectUri === undefined) return sendErrorPage(res, 400, 'Missing parameter: redirect_uri');
     if (!isRegisteredRedirect(client, redirectUri))

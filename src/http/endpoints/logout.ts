@@ -56,9 +56,10 @@ export function logoutHandler(p: Provider): RequestHandler {
     if (hintToken !== undefined && hint === undefined)
       return sendErrorPage(res, 400, 'Invalid parameter: id_token_hint');
     const clientId = params.get('client_id') ?? hint?.aud;
-    if (clientId !== undefined) noteForLog(res, { client: clientId });
     const redirect = params.get('post_logout_redirect_uri');
     const client = clientId !== undefined ? p.realm.clients.get(clientId) : undefined;
+    // Only a fixture client id reaches the log line: request text could forge log lines.
+    if (client !== undefined) noteForLog(res, { client: client.id });
     if (redirect !== undefined && (client === undefined || !isRegisteredRedirect(client, redirect))) {
       return sendErrorPage(
         res,

@@ -16,7 +16,6 @@ export function tokenHandler(p: Provider): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
     const grantType = params.get('grant_type');
-    noteForLog(res, grantType !== undefined ? { grant: grantType } : {});
     if (grantType === undefined) throw invalidRequest('Missing form parameter: grant_type');
     if (!SUPPORTED.includes(grantType)) {
       throw new OAuthError(
@@ -24,6 +23,8 @@ export function tokenHandler(p: Provider): RequestHandler {
         `Unsupported grant_type "${grantType}" (supported: ${SUPPORTED.join(', ')})`,
       );
     }
+    // Only a known value reaches the log line: request text could forge log lines.
+    noteForLog(res, { grant: grantType });
     const issuer = issuerOf(res);
     const { client } = await authenticateClient(p, {
       authorization: req.headers.authorization,
