@@ -1,0 +1,135 @@
+// The HTML user picker in headless Chromium: open authorize without login_hint, click a user, land with a code.
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeUrl, exchangeCode } from '../helpers/flows.js';
+import { s256, verifyToken } from '../helpers/jwt.js';
+import { startIdp, type TestIdp } from '../helpers/server.js';
+
+const CHROMIUM = process.env['MOCK_IDP_CHROMIUM'] ?? '/usr/bin/chromium';
+const IN_CI = process.env['CI'] === 'true';
+const missing = !existsSync(CHROMIUM);
+if (missing && !IN_CI)
+  console.warn(
+    `browser tests skipped: no Chromium at ${CHROMIUM} (install chromium or set MOCK_IDP_CHROMIUM)`,
+  );
+
+const VERIFIER = 'browser-verifier-0123456789-abcdefghijklmnopqrstuvwxyz';
+
+interface Callback {
+  method: string;
+  params: URLSearchParams;
+}
+
+/** A tiny app on 127.0.0.1:0 that records what arrives at /cb (GET query or form_post body). */
+function startCallbackApp(received: Callback[]): Promise<Server> {
+  const body = (req: IncomingMessage): Promise<string> =>
+    new Promise((resolve) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => resolve(text));
+    });
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/cb') {
+      res.writeHead(404).end();
+      return;
+    }
+    const params = req.method === 'POST' ? new URLSearchParams(await body(req)) : url.searchParams;
+    received.push({ method: req.method ?? '', params });
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<h1 id="done">Signed in</h1>');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+describe.skipIf(missing && !IN_CI)('user picker in a browser', () => {
+  let idp: TestIdp;
+  let app: Server;
+  let browser: Browser;
+  let redirectUri: string;
+  const received: Callback[] = [];
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser test must run in CI`);
+    idp = await startIdp();
+    app = await startCallbackApp(received);
+    redirectUri = `http://127.0.0.1:${(app.address() as AddressInfo).port}/cb`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    app?.closeAllConnections();
+    await new Promise((resolve) => (app ? app.close(resolve) : resolve(undefined)));
+    await idp?.close();
+  });
+
+  it('picks a user and lands on the redirect_uri with a code that exchanges', async () => {
+    received.length = 0;
+    const page = await browser.newPage();
+    try {
+      await page.goto(
+        authorizeUrl(idp, {
+          redirectUri,
+          scope: 'openid profile',
+          state: 'browser-state',
+          nonce: 'browser-nonce',
+          codeChallenge: s256(VERIFIER),
+          codeChallengeMethod: 'S256',
+        }),
+      );
+      await expect(page.title()).resolves.toContain('Sign in');
+      const buttons = await page.locator('button[name="login_hint"]').allTextContents();
+      expect(buttons.map((b) => b.replace(/\s+/g, ' ').trim())).toEqual([
+        'Ingrid Fjeld (ingrid)',
+        'Ola Strand (ola)',
+      ]);
+      await Promise.all([
+        page.waitForURL((url) => url.href.startsWith(redirectUri)),
+        page.getByRole('button', { name: /Ola Strand/ }).click(),
+      ]);
+      await expect(page.locator('#done').textContent()).resolves.toBe('Signed in');
+      const landed = new URL(page.url());
+      expect(landed.searchParams.get('state')).toBe('browser-state');
+      expect(landed.searchParams.get('iss')).toBe(idp.issuer);
+      expect(received).toHaveLength(1);
+      const tokens = await exchangeCode(idp, landed.searchParams.get('code') as string, {
+        redirectUri,
+        extra: { code_verifier: VERIFIER },
+      });
+      expect(tokens.status, tokens.text).toBe(200);
+      const id = await verifyToken(idp, tokens.json.id_token as string, 'teller-web');
+      expect(id.claims).toMatchObject({
+        preferred_username: 'ola',
+        name: 'Ola Strand',
+        nonce: 'browser-nonce',
+      });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('response_mode=form_post: the auto-submitting form posts the code to the app', async () => {
+    received.length = 0;
+    const page = await browser.newPage();
+    try {
+      await page.goto(authorizeUrl(idp, { redirectUri, responseMode: 'form_post', state: 'fp-state' }));
+      await Promise.all([
+        page.waitForURL(redirectUri),
+        page.getByRole('button', { name: /Ingrid Fjeld/ }).click(),
+      ]);
+      await expect(page.locator('#done').textContent()).resolves.toBe('Signed in');
+      expect(received).toHaveLength(1);
+      expect(received[0]?.method).toBe('POST');
+      expect(received[0]?.params.get('state')).toBe('fp-state');
+      const tokens = await exchangeCode(idp, received[0]?.params.get('code') as string, { redirectUri });
+      expect(tokens.status, tokens.text).toBe(200);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,95 @@
+// express-oauth2-jwt-bearer protecting a tiny express API with mock-idp as the authorization server.
+import express from 'express';
+import { auth, requiredScopes } from 'express-oauth2-jwt-bearer';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientCredentials, loginTokens } from '../helpers/flows.js';
+import { startIdp, type TestIdp } from '../helpers/server.js';
+
+let idp: TestIdp;
+let other: TestIdp;
+let api: Server;
+let apiUrl: string;
+
+beforeAll(async () => {
+  idp = await startIdp();
+  other = await startIdp();
+  const app = express();
+  app.use(auth({ issuerBaseURL: idp.issuer, audience: 'ledger-api' }));
+  app.get('/balance', requiredScopes('ledger.read'), (req, res) => {
+    res.json({ sub: req.auth?.payload.sub, azp: req.auth?.payload['azp'] });
+  });
+  // The library's errors carry status and code; answer them as JSON so the test can read the code.
+  app.use(((err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    const e = err as { status?: number; code?: string };
+    res.status(e.status ?? 500).json({ code: e.code });
+  }) as express.ErrorRequestHandler);
+  api = createServer(app);
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  api.closeAllConnections();
+  await new Promise((resolve) => api.close(resolve));
+  await Promise.all([idp.close(), other.close()]);
+});
+
+async function callApi(
+  token: string | undefined,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${apiUrl}/balance`, {
+    headers: token !== undefined ? { authorization: `Bearer ${token}` } : {},
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('express-oauth2-jwt-bearer', () => {
+  it('accepts a real access token for the audience and scope', async () => {
+    const { json } = await clientCredentials(idp, 'ledger.read');
+    const answer = await callApi(json.access_token);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ sub: expect.any(String), azp: 'ledger-sync' });
+  });
+
+  it("accepts a user's access token from the code flow", async () => {
+    const t = await loginTokens(idp, { scope: 'openid ledger.read' });
+    const answer = await callApi(t.access_token);
+    expect(answer.status).toBe(200);
+    expect(answer.body['sub']).toBe('7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6');
+  });
+
+  it.each<[string, () => Promise<string | undefined>, number, string | undefined]>([
+    ['no token (a bare 401 challenge)', async () => undefined, 401, undefined],
+    [
+      'a token for another audience',
+      async () => (await clientCredentials(idp, 'statements')).json.access_token,
+      401,
+      'invalid_token',
+    ],
+    ['an ID token', async () => (await loginTokens(idp)).id_token, 401, 'invalid_token'],
+    [
+      'a tampered token',
+      async () => `${(await clientCredentials(idp, 'ledger.read')).json.access_token.slice(0, -6)}AAAAAA`,
+      401,
+      'invalid_token',
+    ],
+    [
+      'a token of another server',
+      async () => (await clientCredentials(other, 'ledger.read')).json.access_token,
+      401,
+      'invalid_token',
+    ],
+    [
+      'a token without the required scope',
+      async () => (await clientCredentials(idp, 'ledger.write')).json.access_token,
+      403,
+      'insufficient_scope',
+    ],
+  ])('rejects %s', async (_name, token, status, code) => {
+    const answer = await callApi(await token());
+    expect(answer.status).toBe(status);
+    expect(answer.body['code']).toBe(code);
+  });
+});
