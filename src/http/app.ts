@@ -11,6 +11,8 @@ import { logoutHandler } from './endpoints/logout.js';
 import { revokeHandler } from './endpoints/revoke.js';
 import { tokenHandler } from './endpoints/token.js';
 import { userinfoHandler } from './endpoints/userinfo.js';
+import { sendJson } from './context.js';
+import { cors } from './cors.js';
 import { errorHandler } from './error-handler.js';
 import { requestOrigin } from './origin.js';
 import { PATHS, type EndpointName } from './paths.js';
@@ -49,7 +51,7 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   app.use(requestLog(log));
 
   app.get('/health', (_req, res) => {
-    res.status(200).set('Cache-Control', 'no-store').json({ status: 'UP' });
+    sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });
   });
 
   const realm = express.Router({ caseSensitive: true, strict: false });
@@ -62,6 +64,7 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
       next();
     };
 
+  realm.use(cors(p));
   realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler());
   realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
   realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
@@ -70,12 +73,22 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
   realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
   realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));
-  for (const path of [PATHS.token, PATHS.introspect, PATHS.revoke]) {
+  const allowed: [string, string][] = [
+    [PATHS.token, 'POST'],
+    [PATHS.introspect, 'POST'],
+    [PATHS.revoke, 'POST'],
+    [PATHS.discovery, 'GET'],
+    [PATHS.certs, 'GET'],
+  ];
+  for (const [path, allow] of allowed) {
     realm.all(path, (req, res) => {
-      res
-        .status(405)
-        .set('Allow', 'POST')
-        .json({ error: 'invalid_request', error_description: `${req.method} is not allowed here: use POST` });
+      const description = `${req.method} is not allowed here: use ${allow}`;
+      sendJson(
+        res,
+        405,
+        { error: 'invalid_request', error_description: description },
+        { Allow: allow, 'Cache-Control': 'no-store' },
+      );
     });
   }
   hooks.realmRoutes?.(realm);
@@ -84,7 +97,7 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
     '/realms/:realm',
     (req, res, next) => {
       if (req.params['realm'] !== p.realm.name) {
-        res.status(404).json({
+        sendJson(res, 404, {
           error: 'Realm does not exist',
           error_description: `This server serves realm "${p.realm.name}"`,
         });
@@ -97,7 +110,7 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   );
 
   app.use((req, res) => {
-    res.status(404).json({ error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });
+    sendJson(res, 404, { error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });
   });
   app.use(errorHandler(log));
   return app;

@@ -12,9 +12,27 @@ export function paramsOf(req: Request): Params {
   return Params.from(req.method === 'GET' ? req.query : req.body);
 }
 
+/**
+ * A JSON answer with `Content-Type: application/json` exactly, as the interface document shows it
+ * (express's res.json would add `; charset=utf-8`).
+ */
+export function sendJson(
+  res: Response,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.status(status);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 /** Token-endpoint style JSON: no caching (RFC 6749 §5.1). */
 export function sendNoStore(res: Response, body: unknown, status = 200): void {
-  res.status(status).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(body);
+  sendJson(res, status, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 }
 
 /** Records what the request log line should say about the client and grant. */

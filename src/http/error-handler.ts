@@ -1,6 +1,7 @@
 // The one place errors become HTTP answers: OAuth JSON for client mistakes, a bare server_error otherwise.
 import type { ErrorRequestHandler, Response } from 'express';
 import { OAuthError } from '../oauth/errors.js';
+import { sendJson } from './context.js';
 import type { Logger } from '../log.js';
 
 /** Errors thrown by body parsers (http-errors shape). */
@@ -12,10 +13,11 @@ interface HttpError {
 }
 
 export function sendOAuthError(res: Response, err: OAuthError): void {
-  res
-    .status(err.status)
-    .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...err.headers })
-    .json(err.toJSON());
+  sendJson(res, err.status, err.toJSON(), {
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+    ...err.headers,
+  });
 }
 
 export function errorHandler(log: Logger): ErrorRequestHandler {
@@ -44,9 +46,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       return;
     }
     log.error(`unexpected error: ${(err as Error)?.stack ?? String(err)}`);
-    res
-      .status(500)
-      .set('Cache-Control', 'no-store')
-      .json({ error: 'server_error', error_description: 'Unexpected server error' });
+    sendJson(
+      res,
+      500,
+      { error: 'server_error', error_description: 'Unexpected server error' },
+      { 'Cache-Control': 'no-store' },
+    );
   };
 }

@@ -64,7 +64,7 @@ describe('an active access token', () => {
       branch_code: 'NO-0150',
       nnin_altsub: '17037912345',
     });
-    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(answer.headers.get('content-type')).toBe('application/json');
     expect(answer.headers.get('cache-control')).toBe('no-store');
   });
 

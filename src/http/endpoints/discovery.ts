@@ -1,7 +1,7 @@
 // GET /.well-known/openid-configuration: the interface document's fields and values, built once per issuer.
 import type { RequestHandler } from 'express';
 import { PATHS } from '../paths.js';
-import { issuerOf } from '../context.js';
+import { issuerOf, sendJson } from '../context.js';
 
 export function discoveryDocument(issuer: string): Record<string, unknown> {
   return {
@@ -69,6 +69,6 @@ export function discoveryHandler(): RequestHandler {
       if (cache.size > 64) cache.clear();
       cache.set(issuer, body);
     }
-    res.status(200).set({ 'Cache-Control': 'no-cache', 'Content-Type': 'application/json' }).send(body);
+    sendJson(res, 200, body, { 'Cache-Control': 'no-cache' });
   };
 }
