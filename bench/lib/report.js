@@ -1,0 +1,182 @@
+// Turns the measurements into target verdicts and a plain-text table.
+
+/** @typedef {{ metric: string, value: string, target?: string, status?: 'PASS' | 'MISS' | 'n/a' }} Row */
+
+const fmt = (/** @type {number | null | undefined} */ x, unit = '', d = 0) =>
+  x == null
+    ? 'n/a'
+    : `${x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })}${unit}`;
+const pct = (/** @type {number | null | undefined} */ x) => (x == null ? 'n/a' : `${(x * 100).toFixed(1)} %`);
+/** @param {boolean | null} ok @returns {'PASS' | 'MISS' | 'n/a'} */
+const verdict = (ok) => (ok === null ? 'n/a' : ok ? 'PASS' : 'MISS');
+/** @param {number | null | undefined} x @param {(x: number) => boolean} test */
+const check = (x, test) => verdict(x == null ? null : test(x));
+
+/**
+ * Derived figures (signatures/s, fractions of the limit, ratios) and the table rows.
+ * @param {any} r the results object from run.js
+ * @returns {{ derived: Record<string, number | null>, rows: Row[] }}
+ */
+export function evaluate(r) {
+  const limit = r.signingLimit?.limit ?? null;
+  const cc = r.mockIdp?.clientCredentials;
+  const ac = r.mockIdp?.authCode;
+  const th = r.oauth2MockServer?.clientCredentials;
+  const sigs = (/** @type {number | undefined} */ rate, /** @type {number | undefined} */ per) =>
+    rate == null || per == null ? null : rate * per;
+  const ccSig = sigs(cc?.reqPerS, cc?.rs256PerResponse);
+  const acSig = sigs(ac?.roundTripsPerS, ac?.rs256PerRoundTrip);
+  const thSig = sigs(th?.reqPerS, th?.rs256PerResponse);
+  const frac = (/** @type {number | null} */ s) => (s == null || limit == null ? null : s / limit);
+  const ratio = (/** @type {number | null | undefined} */ a, /** @type {number | null | undefined} */ b) =>
+    a == null || b == null || b === 0 ? null : a / b;
+  const derived = {
+    ccSignaturesPerS: ccSig,
+    ccFractionOfLimit: frac(ccSig),
+    authCodeSignaturesPerS: acSig,
+    authCodeFractionOfLimit: frac(acSig),
+    theirsSignaturesPerS: thSig,
+    theirsFractionOfLimit: frac(thSig),
+    ratioReqPerS: ratio(cc?.reqPerS, th?.reqPerS),
+    ratioSignaturesPerS: ratio(ccSig, thSig),
+    // Robust to background load: server CPU per signature, theirs ÷ ours (> 1: we spend less).
+    ratioCpuPerSignature: ratio(
+      th?.serverCpuMsPerRequest == null || !th?.rs256PerResponse
+        ? null
+        : th.serverCpuMsPerRequest / th.rs256PerResponse,
+      cc?.serverCpuMsPerRequest == null || !cc?.rs256PerResponse
+        ? null
+        : cc.serverCpuMsPerRequest / cc.rs256PerResponse,
+    ),
+  };
+  const cs = r.coldStart;
+  const peak = r.mockIdp?.peakRssMB ?? null;
+  const dk = r.docker;
+  const conn = cc?.connections ?? 16;
+  /** @param {any} x */
+  /** @param {any} x @returns {Row[]} CPU rows of one load phase */
+  const cpu = (x) => [
+    {
+      metric: '  CPU cores: server (main thread) / load gen / others',
+      value: `${fmt(x?.server?.cpuCores, '', 2)} (${fmt(x?.server?.mainThreadCores, '', 2)}) / ${fmt(x?.loadGeneratorCpuCores, '', 2)} / ${fmt(x?.otherProcessesCpuCores, '', 2)}`,
+    },
+    {
+      metric: `  server CPU per ${x?.serverCpuMsPerRoundTrip != null ? 'round trip' : 'request'}`,
+      value: fmt(x?.serverCpuMsPerRequest ?? x?.serverCpuMsPerRoundTrip, ' ms', 2),
+    },
+  ];
+  /** @type {Row[]} */
+  const rows = [
+    {
+      metric: `RSA-2048 RS256 limit (${r.signingLimit?.cores ?? '?'} cores)`,
+      value: limit == null ? 'n/a' : `${fmt(limit)} sig/s (${r.signingLimit.best})`,
+    },
+    {
+      metric: `spawn → "listening on" (median of ${cs?.runs ?? '?'})`,
+      value: fmt(cs?.spawnToListeningMs?.median, ' ms'),
+    },
+    {
+      metric: `spawn → first client_credentials token (median of ${cs?.runs ?? '?'})`,
+      value: fmt(cs?.spawnToFirstTokenMs?.median, ' ms'),
+      target: '≤ 400 ms',
+      status: check(cs?.spawnToFirstTokenMs?.median, (x) => x <= 400),
+    },
+  ];
+  if (r.coldStartFixedKey) {
+    rows.push({
+      metric: '  same, with a fixed --key (no key generation)',
+      value: fmt(r.coldStartFixedKey.spawnToFirstTokenMs?.median, ' ms'),
+    });
+  }
+  rows.push(
+    {
+      metric: `client_credentials (${conn} conn)`,
+      value: `${fmt(cc?.reqPerS, ' req/s')}, ${cc?.rs256PerResponse ?? '?'} RS256/response`,
+    },
+    {
+      metric: '  RS256 signatures/s ÷ limit',
+      value: `${fmt(ccSig, ' sig/s')} = ${pct(derived.ccFractionOfLimit)}`,
+      target: '≥ 80 %',
+      status: check(derived.ccFractionOfLimit, (x) => x >= 0.8),
+    },
+    {
+      metric: '  latency p50 / p99',
+      value: `${fmt(cc?.latencyMs?.p50, '', 1)} / ${fmt(cc?.latencyMs?.p99, ' ms', 1)}`,
+      target: 'p99 ≤ 50 ms',
+      status: check(cc?.latencyMs?.p99, (x) => x <= 50),
+    },
+    ...cpu(cc),
+    {
+      metric: `auth-code round trip (${ac?.concurrency ?? conn} lanes)`,
+      value: `${fmt(ac?.roundTripsPerS, ' rt/s')}, ${ac?.rs256PerRoundTrip ?? '?'} RS256/round trip`,
+    },
+    {
+      metric: '  RS256 signatures/s ÷ limit',
+      value: `${fmt(acSig, ' sig/s')} = ${pct(derived.authCodeFractionOfLimit)}`,
+    },
+    {
+      metric: '  round-trip latency p50 / p99',
+      value: `${fmt(ac?.latencyMs?.p50, '', 1)} / ${fmt(ac?.latencyMs?.p99, ' ms', 1)}`,
+      target: 'p99 ≤ 50 ms',
+      status: check(ac?.latencyMs?.p99, (x) => x <= 50),
+    },
+    ...cpu(ac),
+    {
+      metric: 'mock-idp peak RSS under load',
+      value: fmt(peak, ' MB', 1),
+      target: '≤ 120 MB',
+      status: check(peak, (x) => x <= 120),
+    },
+    {
+      metric: `oauth2-mock-server ${r.oauth2MockServer?.version ?? ''} client_credentials (${th?.connections ?? conn} conn)`,
+      value: `${fmt(th?.reqPerS, ' req/s')}, ${th?.rs256PerResponse ?? '?'} RS256/response`,
+    },
+    {
+      metric: '  RS256 signatures/s ÷ limit',
+      value: `${fmt(thSig, ' sig/s')} = ${pct(derived.theirsFractionOfLimit)}`,
+    },
+    {
+      metric: '  latency p50 / p99; peak RSS',
+      value: `${fmt(th?.latencyMs?.p50, '', 1)} / ${fmt(th?.latencyMs?.p99, ' ms', 1)}; ${fmt(r.oauth2MockServer?.peakRssMB, ' MB', 1)}`,
+    },
+    ...cpu(th),
+    {
+      metric: 'ours ÷ oauth2-mock-server',
+      value: `${fmt(derived.ratioReqPerS, '×', 2)} req/s, ${fmt(derived.ratioSignaturesPerS, '×', 2)} signatures/s; theirs spends ${fmt(derived.ratioCpuPerSignature, '×', 2)} our server CPU per signature`,
+      target: '> 1× per signature',
+      status: check(derived.ratioSignaturesPerS, (x) => x > 1),
+    },
+  );
+  if (dk?.skipped || dk?.error) {
+    rows.push({ metric: 'Docker start → /health 200', value: `skipped: ${dk.skipped ?? dk.error}` });
+  } else if (dk) {
+    rows.push(
+      {
+        metric: `Docker start → /health 200 (median of ${dk.runs})`,
+        value: fmt(dk.startToHealthyMs?.median, ' ms'),
+      },
+      {
+        metric: `  image size (${dk.image})`,
+        value:
+          fmt(dk.imageSizeMB, ' MB', 1) +
+          (dk.appLayersMB != null
+            ? `, of which ${fmt(dk.appLayersMB, ' MB', 1)} on top of ${dk.baseImage}`
+            : ''),
+      },
+    );
+  }
+  return { derived, rows };
+}
+
+/** @param {Row[]} rows @returns {string} */
+export function table(rows) {
+  const cols = /** @type {const} */ (['metric', 'value', 'target', 'status']);
+  const heads = { metric: 'metric', value: 'measured', target: 'target', status: '' };
+  const width = cols.map((c) => Math.max(heads[c].length, ...rows.map((r) => (r[c] ?? '').length)));
+  const line = (/** @type {Record<string, string | undefined>} */ r) =>
+    cols
+      .map((c, i) => (r[c] ?? '').padEnd(/** @type {number} */ (width[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(heads), width.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
