@@ -6,7 +6,7 @@ import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import { Store } from './oauth/store.js';
-import type { RealmSecret } from './tokens/sign.js';
+import { hmacKey, type RealmSecret } from './tokens/sign.js';
 
 export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
 
@@ -81,7 +81,7 @@ export class Provider {
         if (key === undefined) return undefined;
         ({ payload: claims } = await jwtVerify(token, key.publicKey, options));
       } else if (alg === 'HS256' && kid === this.secret.kid) {
-        ({ payload: claims } = await jwtVerify(token, this.secret.key, options));
+        ({ payload: claims } = await jwtVerify(token, await hmacKey(this.secret), options));
       } else {
         return undefined;
       }

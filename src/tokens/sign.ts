@@ -1,11 +1,26 @@
 // Signing: RS256 with the realm key for access/ID/proof tokens, HS256 with the realm secret for refresh tokens.
 import { createHash } from 'node:crypto';
-import { SignJWT, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import { SignJWT, type CryptoKey, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import type { SigningKey } from '../keys/key-store.js';
 
 export interface RealmSecret {
   kid: string;
   key: Uint8Array;
+}
+
+const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+
+/** The secret as a WebCrypto HMAC key, imported once (jose would import raw bytes on every call). */
+export function hmacKey(secret: RealmSecret): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret.key);
+  if (key === undefined) {
+    key = crypto.subtle.importKey('raw', secret.key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
+    hmacKeys.set(secret.key, key);
+  }
+  return key;
 }
 
 export async function signRs256(
@@ -25,7 +40,7 @@ export async function signHs256(
 ): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: secret.kid, ...header })
-    .sign(secret.key);
+    .sign(await hmacKey(secret));
 }
 
 /** at_hash / c_hash: left half of SHA-256 of the ASCII value, base64url (OIDC Core 3.1.3.6). */
