@@ -23,7 +23,10 @@ function respond(
     mode === 'fragment'
       ? `${redirectUri.split('#')[0]}#${encoded}`
       : `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${encoded}`;
-  res.set('Cache-Control', 'no-store').redirect(302, target);
+  // A bare 302: express's res.redirect negotiates and renders a body nobody reads (hot path).
+  res
+    .writeHead(302, { Location: new URL(target).href, 'Cache-Control': 'no-store', 'Content-Length': '0' })
+    .end();
 }
 
 export function authorizeHandler(p: Provider): RequestHandler {
