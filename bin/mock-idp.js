@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// mock-idp command line: the whole CLI lives in dist/cli.
-import { runCli } from '../dist/cli/program.js';
+// mock-idp command line: the whole CLI is bundled in dist/cli.mjs (see scripts/bundle-cli.js).
+import { main } from '../dist/cli.mjs';
 
-const code = await runCli(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
 if (code !== undefined) process.exitCode = code;

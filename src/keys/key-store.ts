@@ -1,9 +1,7 @@
 // The realm's signing keys: the active one signs, older ones stay in the JWKS until removed.
-import { createPublicKey, generateKeyPair as generateKeyPairCb, type KeyObject } from 'node:crypto';
-import { promisify } from 'node:util';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { takeEphemeralKey } from './ephemeral.js';
 import { calculateJwkThumbprint, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
-
-const generateKeyPair = promisify(generateKeyPairCb);
 
 export interface SigningKey {
   kid: string;
@@ -28,10 +26,9 @@ export async function toSigningKey(key: KeyObject): Promise<SigningKey> {
   };
 }
 
-/** A fresh RSA-2048 key, generated on the thread pool. */
+/** A fresh RSA-2048 key, generated on the thread pool (the one the CLI started ahead, if any). */
 export async function generateSigningKey(): Promise<SigningKey> {
-  const { privateKey } = await generateKeyPair('rsa', { modulusLength: 2048 });
-  return toSigningKey(privateKey);
+  return toSigningKey(await takeEphemeralKey());
 }
 
 export class KeyStore {
