@@ -1,4 +1,5 @@
 // Starting mock-idp (bin/mock-idp.js) as a child process with the bench fixtures.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnNode } from './children.js';
 
@@ -9,12 +10,33 @@ export const BIN = process.env.MOCK_IDP_BIN || 'bin/mock-idp.js';
 const READY = /listening on (http:\/\/127\.0\.0\.1:\d+\/realms\/[\w.-]+)/;
 
 /**
- * Spawns `node [nodeFlags] bin/mock-idp.js --port 0 --fixtures bench/fixtures.yaml --quiet [extra]`.
+ * The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`): what `npx mock-idp` runs with.
+ * @param {string} bin
+ * @returns {string[]}
+ */
+function shebangFlags(bin) {
+  const first = readFileSync(new URL(bin, `file://${ROOT}`), 'utf8').split('\n')[0] ?? '';
+  const match = /^#!.*\bnode\b(.*)$/.exec(first);
+  return match?.[1] ? match[1].trim().split(/\s+/) : [];
+}
+
+/**
+ * Spawns `node [shebang flags] [nodeFlags] bin/mock-idp.js --port 0 --fixtures bench/fixtures.yaml --quiet [extra]`.
  * @param {{ nodeFlags?: string[], extra?: string[], timeoutMs?: number }} [opts]
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, base: string, t0: number, tReady: number }>}
  */
 export async function startMockIdp({ nodeFlags = [], extra = [], timeoutMs } = {}) {
-  const args = [...nodeFlags, BIN, '--port', '0', '--fixtures', FIXTURES, '--quiet', ...extra];
+  const args = [
+    ...shebangFlags(BIN),
+    ...nodeFlags,
+    BIN,
+    '--port',
+    '0',
+    '--fixtures',
+    FIXTURES,
+    '--quiet',
+    ...extra,
+  ];
   const { child, match, t0, tReady } = await spawnNode(args, { cwd: ROOT, ready: READY, timeoutMs });
   return { child, base: /** @type {string} */ (match[1]), t0, tReady };
 }
