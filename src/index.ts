@@ -4,7 +4,7 @@ import type { Fixtures, FixturesInput } from './fixtures/schema.js';
 
 export { startMockIdp, DEFAULT_FIXTURES, type MockIdp, type MockIdpOptions } from './server.js';
 export type { MintRequest, MintedToken, MintTokenType, MintSignature } from './qa/mint-request.js';
-export type { FaultSpec, PendingFault } from './qa/faults.js';
+export type { FaultSpec, PendingFault } from './qa/fault-spec.js';
 export { FixturesError, type FixtureProblem } from './fixtures/errors.js';
 export type {
   Fixtures,

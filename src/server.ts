@@ -6,13 +6,13 @@ import { Clock, parseInstant } from './clock.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
 import { buildRealm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
-import { createApp, type AppHooks } from './http/app.js';
+import { createApp } from './http/app.js';
 import { Ids } from './ids.js';
 import { loadRealmKeys } from './keys/realm-keys.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { Provider } from './provider.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
-import { composeHooks, createQaApi } from './qa/router.js';
+import { createQaApi } from './qa/router.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -100,13 +100,13 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 /**
  * Starts a mock IdP with the QA API under `{realm}/mock`. Rejects (and listens on nothing) when the
- * fixtures, key or flags are bad. `hooks` run after the QA API's own (fault injection first).
+ * fixtures, key or flags are bad.
  */
-export async function startMockIdp(options: MockIdpOptions = {}, hooks: AppHooks = {}): Promise<MockIdp> {
+export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
   const provider = await createProvider(options);
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
   const qa = createQaApi(provider);
-  const app = createApp(provider, log, composeHooks(qa.hooks, hooks));
+  const app = createApp(provider, log, qa.hooks);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   const host = options.host ?? '127.0.0.1';

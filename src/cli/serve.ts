@@ -1,7 +1,6 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
 import { startMockIdp, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
-import type { AppHooks } from '../http/app.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
 
@@ -22,7 +21,6 @@ export interface ServeOptions {
 export interface ServeIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
-  hooks?: AppHooks;
 }
 
 export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
@@ -48,7 +46,7 @@ export function readyLine(idp: MockIdp): string {
 export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp> {
   if (options.watch && options.fixtures === undefined)
     throw new CliError('--watch needs --fixtures FILE (the bundled fixtures do not change)', EXIT.usage);
-  const idp = await startMockIdp(toMockIdpOptions(options), io.hooks);
+  const idp = await startMockIdp(toMockIdpOptions(options));
   const unwatch =
     options.watch && options.fixtures !== undefined
       ? watchFixtures(options.fixtures, idp.provider, io)

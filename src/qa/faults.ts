@@ -2,49 +2,10 @@
 import type { Request, Response } from 'express';
 import express from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import type { EndpointName } from '../http/paths.js';
 import type { OAuthErrorCode } from '../oauth/errors.js';
 import { parseBody } from './body.js';
-
-/** Endpoints a fault can target: the contract's five, and the other named endpoints. */
-export const FAULT_ENDPOINTS = [
-  'token',
-  'introspect',
-  'discovery',
-  'certs',
-  'userinfo',
-  'auth',
-  'logout',
-  'revoke',
-] as const satisfies readonly EndpointName[];
-
-export const faultSchema = z
-  .strictObject({
-    endpoint: z.enum(FAULT_ENDPOINTS),
-    status: z.number().int().min(400).max(599).optional(),
-    error: z.string().min(1).optional(),
-    description: z.string().min(1).optional(),
-    delayMs: z.number().int().min(0).max(300_000).optional(),
-    count: z.number().int().min(1).default(1),
-  })
-  .refine((f) => f.status !== undefined || f.delayMs !== undefined, {
-    message: 'give status (fail), delayMs (delay), or both',
-  });
-
-export type FaultSpec = z.input<typeof faultSchema>;
-
-/** A fault still waiting for requests. */
-export interface PendingFault {
-  id: number;
-  endpoint: EndpointName;
-  status?: number;
-  error?: string;
-  description?: string;
-  delayMs?: number;
-  /** How many more matching requests it applies to. */
-  remaining: number;
-}
+import { faultSchema, type FaultSpec, type PendingFault } from './fault-spec.js';
 
 /** The `error` an endpoint would plausibly answer with this status. */
 function defaultError(endpoint: EndpointName, status: number): OAuthErrorCode {

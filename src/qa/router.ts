@@ -46,21 +46,3 @@ export function createQaApi(p: Provider): QaApi {
     },
   };
 }
-
-/** Runs `first`'s hooks, then `second`'s. */
-export function composeHooks(first: AppHooks, second: AppHooks): AppHooks {
-  const a = first.beforeEndpoint;
-  const b = second.beforeEndpoint;
-  return {
-    ...(a !== undefined || b !== undefined
-      ? {
-          beforeEndpoint: async (name, req, res) =>
-            (a === undefined || (await a(name, req, res))) && (b === undefined || (await b(name, req, res))),
-        }
-      : {}),
-    realmRoutes: (router) => {
-      first.realmRoutes?.(router);
-      second.realmRoutes?.(router);
-    },
-  };
-}

@@ -1,0 +1,42 @@
+// The fault request of POST /mock/faults and a pending fault: schema and types, apart from HTTP.
+import { z } from 'zod';
+import type { EndpointName } from '../http/paths.js';
+
+/** Endpoints a fault can target: the contract's five, and the other named endpoints. */
+export const FAULT_ENDPOINTS = [
+  'token',
+  'introspect',
+  'discovery',
+  'certs',
+  'userinfo',
+  'auth',
+  'logout',
+  'revoke',
+] as const satisfies readonly EndpointName[];
+
+export const faultSchema = z
+  .strictObject({
+    endpoint: z.enum(FAULT_ENDPOINTS),
+    status: z.number().int().min(400).max(599).optional(),
+    error: z.string().min(1).optional(),
+    description: z.string().min(1).optional(),
+    delayMs: z.number().int().min(0).max(300_000).optional(),
+    count: z.number().int().min(1).default(1),
+  })
+  .refine((f) => f.status !== undefined || f.delayMs !== undefined, {
+    message: 'give status (fail), delayMs (delay), or both',
+  });
+
+export type FaultSpec = z.input<typeof faultSchema>;
+
+/** A fault still waiting for requests. */
+export interface PendingFault {
+  id: number;
+  endpoint: EndpointName;
+  status?: number;
+  error?: string;
+  description?: string;
+  delayMs?: number;
+  /** How many more matching requests it applies to. */
+  remaining: number;
+}

@@ -1,0 +1,71 @@
+// The npm package (PRODUCT.md §9): ships what runs (built JS, types, fixtures, schema, README, LICENSE)
+// and nothing else; its public types need no @types package of an internal dependency.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, ROOT } from './helpers/cli.js';
+
+const exec = promisify(execFile);
+let files: string[] = [];
+
+beforeAll(async () => {
+  await ensureBuilt();
+  const { stdout } = await exec('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
+  files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
+}, 60_000);
+
+describe('npm pack', () => {
+  it.each([
+    'bin/mock-idp.js',
+    'dist/cli.mjs',
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/testcontainers/index.js',
+    'dist/testcontainers/index.d.ts',
+    'fixtures/default.yaml',
+    'fixtures.schema.json',
+    'README.md',
+    'LICENSE',
+    'package.json',
+  ])('ships %s', (path) => {
+    expect(files).toContain(path);
+  });
+
+  it('ships no sources, tests, source maps or dev files', () => {
+    const extra = files.filter(
+      (f) =>
+        !/^(bin\/|dist\/|fixtures\/)/.test(f) &&
+        !['fixtures.schema.json', 'README.md', 'LICENSE', 'package.json'].includes(f),
+    );
+    expect(extra).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.map') || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual(
+      [],
+    );
+  });
+});
+
+/** Every declaration file reachable from `entry` by relative imports. */
+function reachableDeclarations(entry: string): Map<string, string> {
+  const seen = new Map<string, string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    const text = readFileSync(file, 'utf8');
+    seen.set(file, text);
+    for (const m of text.matchAll(/from '(\.[^']+)\.js'/g)) visit(resolve(dirname(file), `${m[1]}.d.ts`));
+  };
+  visit(entry);
+  return seen;
+}
+
+describe('public types', () => {
+  it.each(['dist/index.d.ts', 'dist/testcontainers/index.d.ts'])('%s reaches no express types', (entry) => {
+    const reached = reachableDeclarations(join(ROOT, entry));
+    expect(reached.size).toBeGreaterThan(3);
+    const leaks = [...reached].filter(([, text]) =>
+      /from 'express'/.test(text),
+    );
+    expect(leaks.map(([file]) => file)).toEqual([]);
+  });
+});
