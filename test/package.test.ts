@@ -63,9 +63,7 @@ describe('public types', () => {
   it.each(['dist/index.d.ts', 'dist/testcontainers/index.d.ts'])('%s reaches no express types', (entry) => {
     const reached = reachableDeclarations(join(ROOT, entry));
     expect(reached.size).toBeGreaterThan(3);
-    const leaks = [...reached].filter(([, text]) =>
-      /from 'express'/.test(text),
-    );
+    const leaks = [...reached].filter(([, text]) => /from 'express'/.test(text));
     expect(leaks.map(([file]) => file)).toEqual([]);
   });
 });
