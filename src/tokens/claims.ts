@@ -59,16 +59,30 @@ function roleClaims(realm: Realm, grant: Grant): Claims {
   };
 }
 
-function nninEligible(grant: Grant): boolean {
-  return grant.client.nninEligible;
+/** The subject's claims for `target`; nnin_altsub only with the client's eligibility (never for proof tokens). */
+function released(
+  realm: Realm,
+  grant: Grant,
+  target: 'access' | 'id',
+  nninEligible = grant.client.nninEligible,
+): Claims {
+  return releasedClaims({ realm, subject: grant.subject, scopes: grant.scopes, nninEligible }, target);
+}
+
+function nonce(grant: Grant): Claims {
+  return grant.nonce !== undefined ? { nonce: grant.nonce } : {};
+}
+
+/** acr (Keycloak's default "1") and amr of the authentication. */
+function authLevel(grant: Grant): Claims {
+  return {
+    acr: grant.subject.acr ?? '1',
+    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
+  };
 }
 
 export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
   const { aud } = accessOf(realm, grant);
-  const released = releasedClaims(
-    { realm, subject: grant.subject, scopes: grant.scopes, nninEligible: nninEligible(grant) },
-    'access',
-  );
   return {
     ...common(stamp),
     auth_time: grant.authTime,
@@ -78,16 +92,15 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
     sub: grant.subject.sub,
     typ: 'Bearer',
     azp: grant.client.id,
-    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    ...nonce(grant),
     session_state: grant.sessionId,
-    acr: grant.subject.acr ?? '1',
-    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
+    ...authLevel(grant),
     ...(grant.client.webOrigins.length > 0 ? { 'allowed-origins': grant.client.webOrigins } : {}),
     ...roleClaims(realm, grant),
     scope: grant.scopes.join(' '),
     sid: grant.sessionId,
     ...(grant.serviceAccount ? { client_id: grant.client.id } : {}),
-    ...released,
+    ...released(realm, grant, 'access'),
   };
 }
 
@@ -97,10 +110,6 @@ export function buildIdClaims(
   stamp: Stamp,
   hashes: { atHash?: string; cHash?: string },
 ): Claims {
-  const released = releasedClaims(
-    { realm, subject: grant.subject, scopes: grant.scopes, nninEligible: nninEligible(grant) },
-    'id',
-  );
   return {
     ...common(stamp),
     auth_time: grant.authTime,
@@ -110,14 +119,13 @@ export function buildIdClaims(
     sub: grant.subject.sub,
     typ: 'ID',
     azp: grant.client.id,
-    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    ...nonce(grant),
     session_state: grant.sessionId,
     ...(hashes.atHash !== undefined ? { at_hash: hashes.atHash } : {}),
     ...(hashes.cHash !== undefined ? { c_hash: hashes.cHash } : {}),
-    acr: grant.subject.acr ?? '1',
-    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
+    ...authLevel(grant),
     sid: grant.sessionId,
-    ...released,
+    ...released(realm, grant, 'id'),
   };
 }
 
@@ -130,7 +138,7 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
     sub: grant.subject.sub,
     typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
     azp: grant.client.id,
-    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    ...nonce(grant),
     session_state: grant.sessionId,
     ...roleClaims(realm, grant),
     scope: grant.scopes.join(' '),
@@ -140,10 +148,7 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
 
 /** The idp_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
 export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
-  const released = releasedClaims(
-    { realm, subject: grant.subject, scopes: grant.scopes, nninEligible: false },
-    'access',
-  );
+  const altsub = released(realm, grant, 'access', false)['idp_altsub'];
   return {
     ...common(stamp),
     auth_time: grant.authTime,
@@ -153,11 +158,10 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
     sub: grant.subject.sub,
     typ: 'Proof',
     azp: grant.client.id,
-    ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+    ...nonce(grant),
     session_state: grant.sessionId,
-    acr: grant.subject.acr ?? '1',
-    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
-    ...(released['idp_altsub'] !== undefined ? { idp_altsub: released['idp_altsub'] } : {}),
+    ...authLevel(grant),
+    ...(altsub !== undefined ? { idp_altsub: altsub } : {}),
     sid: grant.sessionId,
   };
 }

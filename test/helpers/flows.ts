@@ -1,22 +1,11 @@
 // Flow helpers over HTTP: drive authorize with login_hint, exchange codes, client credentials, refresh.
 import { expect } from 'vitest';
 import { basic, postForm, type Answer } from './http.js';
+import type { TokenResponse } from '../../src/oauth/token-set.js';
 import type { TestIdp } from './server.js';
 
 /** Token response fields (interface document, "Token response"). */
-export interface TokenResponse {
-  access_token: string;
-  expires_in: number;
-  refresh_expires_in: number;
-  refresh_token: string;
-  token_type: string;
-  id_token?: string;
-  'not-before-policy': number;
-  session_state?: string;
-  scope: string;
-  sid: string;
-  idp_proof?: string;
-}
+export type { TokenResponse } from '../../src/oauth/token-set.js';
 
 export interface ErrorResponse {
   error: string;
