@@ -5,12 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BIN } from '../helpers/cli.js';
+import { basic } from '../helpers/http.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/mock-idp.js', import.meta.url));
+export { BIN } from '../helpers/cli.js';
+export { Y2030 } from '../helpers/server.js';
+export { basic };
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../../fixtures/default.yaml', import.meta.url));
-
-/** 2030-01-01T00:00:00Z in epoch seconds. */
-export const Y2030 = 1_893_456_000;
 
 export interface CliResult {
   code: number;
@@ -140,10 +141,6 @@ export async function call(method: string, url: string, body?: unknown): Promise
         : {}),
     }),
   );
-}
-
-export function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 }
 
 /** A form POST (token, introspection) with optional Basic client authentication. */
