@@ -29,4 +29,3 @@ export function createLogger(
   return logger;
 }
 
-export const silentLogger: Logger = createLogger('silent');

@@ -1,5 +1,5 @@
 // Which user claim goes into which token: the interface document's "Appears in" column.
-import type { Client, Realm, Subject } from '../fixtures/realm.js';
+import type { Realm, Subject } from '../fixtures/realm.js';
 
 export type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
 
@@ -69,9 +69,4 @@ export function releasedClaims(ctx: ReleaseContext, target: ClaimTarget): Record
     out[claim] = value;
   }
   return out;
-}
-
-/** Whether introspection by `caller` may see nnin_altsub: the caller's eligibility, not the token client's. */
-export function nninForIntrospection(caller: Client): boolean {
-  return caller.nninEligible;
 }
