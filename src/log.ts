@@ -28,4 +28,3 @@ export function createLogger(
   } as Logger;
   return logger;
 }
-
