@@ -29,6 +29,9 @@ export function nameUuid(...names: string[]): string {
 export class Ids {
   readonly #seed: string | undefined;
   readonly #counters = new Map<string, number>();
+  /** Random bytes drawn in blocks: one call to the CSPRNG per 256 ids, not one per id. */
+  #pool = Buffer.alloc(0);
+  #offset = 0;
 
   /** @param seed makes every id reproducible; without it ids are crypto random. */
   constructor(seed?: string) {
@@ -41,7 +44,7 @@ export class Ids {
 
   /** `n` bytes for the given purpose: the next of a seeded sequence, or random. */
   bytes(purpose: string, n = 32): Buffer {
-    if (this.#seed === undefined) return randomBytes(n);
+    if (this.#seed === undefined) return this.#random(n);
     const count = (this.#counters.get(purpose) ?? 0) + 1;
     this.#counters.set(purpose, count);
     const out: Buffer[] = [];
@@ -49,6 +52,18 @@ export class Ids {
       out.push(createHmac('sha256', this.#seed).update(`${purpose}\u0000${count}\u0000${block}`).digest());
     }
     return Buffer.concat(out).subarray(0, n);
+  }
+
+  #random(n: number): Buffer {
+    if (n > 256) return randomBytes(n);
+    if (this.#offset + n > this.#pool.length) {
+      this.#pool = randomBytes(4096);
+      this.#offset = 0;
+    }
+    // A copy: callers may keep or change the bytes, and the pool must never hand out the same bytes twice.
+    const out = Buffer.from(this.#pool.subarray(this.#offset, this.#offset + n));
+    this.#offset += n;
+    return out;
   }
 
   /** A UUID-shaped id (jti, session id), as Keycloak uses. */
