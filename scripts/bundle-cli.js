@@ -11,7 +11,6 @@ await build({
   format: 'esm',
   minifyWhitespace: true,
   minifySyntax: true,
-  keepNames: true,
   legalComments: 'none',
   logLevel: 'warning',
   // express and its CommonJS dependencies call require(); give the ESM bundle one.
