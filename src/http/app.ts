@@ -48,6 +48,7 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  app.set('case sensitive routing', true);
   app.use(requestLog(log));
 
   app.get('/health', (_req, res) => {
@@ -93,21 +94,24 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   }
   hooks.realmRoutes?.(realm);
 
+  // The realm name is fixed for the server's life (PUT /mock/fixtures refuses to change it): a literal
+  // mount path spares every request express's path-parameter processing.
+  const realmName = p.realm.name;
   app.use(
-    '/realms/:realm',
+    `/realms/${realmName}`,
     (req, res, next) => {
-      if (req.params['realm'] !== p.realm.name) {
-        sendJson(res, 404, {
-          error: 'Realm does not exist',
-          error_description: `This server serves realm "${p.realm.name}"`,
-        });
-        return;
-      }
       res.locals['issuer'] = p.issuerFor(requestOrigin(req));
       next();
     },
     realm,
   );
+  app.use('/realms/:realm', (req, res, next) => {
+    if (req.params['realm'] === realmName) return next();
+    sendJson(res, 404, {
+      error: 'Realm does not exist',
+      error_description: `This server serves realm "${realmName}"`,
+    });
+  });
 
   app.use((req, res) => {
     sendJson(res, 404, { error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });
