@@ -1,12 +1,11 @@
 // The running provider's state in one place: realm model, clock, ids, keys, realm secret, store.
-import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from './clock.js';
 import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import { Store } from './oauth/store.js';
-import { hmacKey, type RealmSecret } from './tokens/sign.js';
+import { hmacKey, realmSecret, type RealmSecret } from './tokens/sign.js';
 
 export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
 
@@ -39,11 +38,7 @@ export class Provider {
     this.ids = init.ids;
     this.keys = init.keys;
     this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
-    const key = init.ids.secret('realm-hs256');
-    this.secret = {
-      key,
-      kid: createHash('sha256').update(key).digest().subarray(0, 16).toString('base64url'),
-    };
+    this.secret = realmSecret(init.ids.secret('realm-hs256'));
     this.store = new Store(init.clock);
   }
 

@@ -1,12 +1,10 @@
 // Signing a minted token as asked: valid, with broken signature bytes, as alg none, or by a key in no JWKS.
-import { createHash } from 'node:crypto';
 import { base64url, SignJWT, UnsecuredJWT, type JWTHeaderParameters } from 'jose';
-import type { Ids } from '../ids.js';
 import { generateSigningKey, type SigningKey } from '../keys/key-store.js';
 import { invalidRequest } from '../oauth/errors.js';
 import type { Provider } from '../provider.js';
 import type { Claims } from '../tokens/claims.js';
-import type { RealmSecret } from '../tokens/sign.js';
+import { hmacKey, realmSecret, type RealmSecret } from '../tokens/sign.js';
 import type { MintSignature } from './mint-request.js';
 
 type Members = Record<string, unknown>;
@@ -72,7 +70,7 @@ export class MintSigner {
     try {
       token = await new SignJWT(claims)
         .setProtectedHeader(header as JWTHeaderParameters)
-        .sign('privateKey' in key ? key.privateKey : key.key);
+        .sign('privateKey' in key ? key.privateKey : await hmacKey(key));
     } catch (err) {
       throw invalidRequest(`Cannot sign this token: ${(err as Error).message}`);
     }
@@ -87,12 +85,7 @@ export class MintSigner {
 
   /** An HS256 secret other than the realm secret (from the seed when there is one). */
   #otherSecret(): RealmSecret {
-    this.#unknownSecret ??= secretWithKid(this.#p.ids, 'mint-unknown-key');
+    this.#unknownSecret ??= realmSecret(this.#p.ids.secret('mint-unknown-key'));
     return this.#unknownSecret;
   }
-}
-
-function secretWithKid(ids: Ids, purpose: string): RealmSecret {
-  const key = ids.secret(purpose);
-  return { key, kid: createHash('sha256').update(key).digest().subarray(0, 16).toString('base64url') };
 }

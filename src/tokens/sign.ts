@@ -8,6 +8,11 @@ export interface RealmSecret {
   key: Uint8Array;
 }
 
+/** A secret with its `kid`: the first 16 bytes of its SHA-256, so the kid never reveals the secret. */
+export function realmSecret(key: Uint8Array): RealmSecret {
+  return { key, kid: createHash('sha256').update(key).digest().subarray(0, 16).toString('base64url') };
+}
+
 const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
 
 /** The secret as a WebCrypto HMAC key, imported once (jose would import raw bytes on every call). */
