@@ -12,6 +12,14 @@ export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
 export interface VerifiedToken {
   kind: OwnTokenKind;
   claims: JWTPayload & Record<string, unknown>;
+  /** The session the token belongs to (`sid`, else `session_state`), when it names one. */
+  sessionId?: string;
+}
+
+/** The session id a token names: `sid`, else `session_state` (Keycloak puts both). */
+export function sessionIdOf(claims: Record<string, unknown>): string | undefined {
+  const sid = claims['sid'] ?? claims['session_state'];
+  return typeof sid === 'string' ? sid : undefined;
 }
 
 const KIND_BY_TYP: Record<string, OwnTokenKind> = {
@@ -87,9 +95,13 @@ export class Provider {
     if (kind === undefined || !this.#isOurIssuer(claims.iss)) return undefined;
     if ((kind === 'refresh') !== (alg === 'HS256')) return undefined;
     if (this.store.isRevoked(claims.jti)) return undefined;
-    const sid = claims['sid'] ?? claims['session_state'];
-    if (typeof sid === 'string' && this.store.activeSession(sid) === undefined) return undefined;
-    return { kind, claims: claims as VerifiedToken['claims'] };
+    const sessionId = sessionIdOf(claims);
+    if (sessionId !== undefined && this.store.activeSession(sessionId) === undefined) return undefined;
+    return {
+      kind,
+      claims: claims as VerifiedToken['claims'],
+      ...(sessionId !== undefined ? { sessionId } : {}),
+    };
   }
 
   /** Same realm: the fixed issuer exactly, or any origin with this realm's path (Docker port mapping). */

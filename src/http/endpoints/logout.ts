@@ -1,7 +1,7 @@
 // GET|POST /protocol/openid-connect/logout: ends the session named by id_token_hint or refresh_token.
 import type { RequestHandler } from 'express';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { Provider } from '../../provider.js';
+import { sessionIdOf, type Provider } from '../../provider.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidGrant, invalidRequest } from '../../oauth/errors.js';
 import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
@@ -22,9 +22,9 @@ async function verifyIdTokenHint(
       algorithms: ['RS256'],
       currentDate: new Date(iat * 1000),
     });
-    const sid = payload['sid'] ?? payload['session_state'];
+    const sid = sessionIdOf(payload);
     const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
-    return { ...(typeof sid === 'string' ? { sid } : {}), ...(aud !== undefined ? { aud } : {}) };
+    return { ...(sid !== undefined ? { sid } : {}), ...(aud !== undefined ? { aud } : {}) };
   } catch {
     return undefined;
   }
@@ -47,7 +47,7 @@ export function logoutHandler(p: Provider): RequestHandler {
       if (verified?.kind !== 'refresh') throw invalidGrant('Invalid refresh token');
       if (verified.claims['azp'] !== client.id)
         throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
-      p.store.endSession(String(verified.claims['sid'] ?? verified.claims['session_state']));
+      if (verified.sessionId !== undefined) p.store.endSession(verified.sessionId);
       res.status(204).end();
       return;
     }

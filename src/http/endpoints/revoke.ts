@@ -23,8 +23,9 @@ export function revokeHandler(p: Provider): RequestHandler {
       const { claims } = verified;
       if (claims['azp'] !== client.id)
         throw new OAuthError('unauthorized_client', 'Token was issued to another client');
-      if (verified.kind === 'refresh') p.store.endSession(String(claims['sid'] ?? claims['session_state']));
-      else if (typeof claims.jti === 'string') p.store.revoke(claims.jti, Number(claims.exp ?? 0));
+      if (verified.kind === 'refresh') {
+        if (verified.sessionId !== undefined) p.store.endSession(verified.sessionId);
+      } else if (typeof claims.jti === 'string') p.store.revoke(claims.jti, Number(claims.exp ?? 0));
     }
     res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).end();
   };

@@ -20,7 +20,7 @@ export async function grantRefreshToken(p: Provider, client: Client, params: Par
   const { claims } = verified;
   if (claims['azp'] !== client.id)
     throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
-  const session = p.store.activeSession(String(claims['sid'] ?? claims['session_state']));
+  const session = p.store.activeSession(verified.sessionId);
   if (session === undefined) throw invalidGrant('Session not active');
   const original = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
   const scopes = narrowScopes(original, parseScope(params.get('scope')));
