@@ -65,6 +65,24 @@ export class Provider {
   }
 
   /**
+   * Starts a session (its id from the one id source) and returns its id. It idles out after the realm's
+   * refreshTokenLifespan, or at `until` when that is later.
+   */
+  openSession(init: {
+    clientId: string;
+    username?: string;
+    sub: string;
+    authTime: number;
+    until?: number;
+  }): string {
+    const id = this.ids.uuid('session');
+    const { until, ...session } = init;
+    const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
+    this.store.addSession({ id, ...session, expiresAt: Math.max(idle, until ?? 0) });
+    return id;
+  }
+
+  /**
    * Verifies a token this provider issued: signature (realm key or realm secret), time by the mock clock,
    * issuer of this realm, not revoked, and its session still active. Undefined for anything else.
    */

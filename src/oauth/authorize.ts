@@ -90,15 +90,7 @@ export async function issueCode(
   issuer: string,
 ): Promise<Record<string, string>> {
   const now = p.clock.nowSeconds();
-  const sessionId = p.ids.uuid('session');
-  p.store.addSession({
-    id: sessionId,
-    clientId: req.client.id,
-    username,
-    sub: user.sub,
-    authTime: now,
-    expiresAt: now + p.realm.tokens.refreshTokenLifespan,
-  });
+  const sessionId = p.openSession({ clientId: req.client.id, username, sub: user.sub, authTime: now });
   const code = `${p.ids.opaque('code', 24)}.${sessionId}`;
   p.store.addCode({
     code,

@@ -78,23 +78,16 @@ export class Minter {
     const iat = req.issuedAt ?? now;
     const lifespan = req.type === 'refresh' ? tokens.refreshTokenLifespan : tokens.accessTokenLifespan;
     const exp = iat + (req.expiresIn ?? lifespan);
-    const grant: Grant = {
-      client,
-      subject,
-      serviceAccount: user === undefined,
-      scopes,
-      sessionId: p.ids.uuid('session'),
-      authTime: Math.min(iat, now),
-    };
+    const authTime = Math.min(iat, now);
     // A session as the real grants make, so a minted refresh token works at the token endpoint.
-    p.store.addSession({
-      id: grant.sessionId,
+    const sessionId = p.openSession({
       clientId: client.id,
       ...(user !== undefined ? { username: user } : {}),
       sub: subject.sub,
-      authTime: grant.authTime,
-      expiresAt: Math.max(now + tokens.refreshTokenLifespan, exp),
+      authTime,
+      until: exp,
     });
+    const grant: Grant = { client, subject, serviceAccount: user === undefined, scopes, sessionId, authTime };
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
     const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), req.notBefore);
     const claims = applyOverrides(built, req.claims);

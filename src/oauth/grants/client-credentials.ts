@@ -14,14 +14,7 @@ export function grantClientCredentials(p: Provider, client: Client, params: Para
   }
   const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
-  const sessionId = p.ids.uuid('session');
   const subject = client.serviceAccount;
-  p.store.addSession({
-    id: sessionId,
-    clientId: client.id,
-    sub: subject.sub,
-    authTime: now,
-    expiresAt: now + p.realm.tokens.refreshTokenLifespan,
-  });
+  const sessionId = p.openSession({ clientId: client.id, sub: subject.sub, authTime: now });
   return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now };
 }
