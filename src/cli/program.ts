@@ -1,7 +1,9 @@
 // The commander program: argv → typed options → plain async functions. Exit codes in exit.ts.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { existsSync } from 'node:fs';
+import { didYouMean } from '../suggest.js';
 import { check } from './check.js';
-import { EXIT, reportError } from './exit.js';
+import { CliError, EXIT, reportError } from './exit.js';
 import { keygen } from './keygen.js';
 import { MINT_SIGNATURES, MINT_TOKEN_TYPES } from '../qa/mint-request.js';
 import {
@@ -15,6 +17,7 @@ import {
 } from './options.js';
 import { serve, type ServeOptions } from './serve.js';
 import { token, type TokenOptions } from './token.js';
+import { packageVersion } from './version.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -36,11 +39,13 @@ export interface CommandOutcome {
 export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { running: false }): Command {
   const program = new Command('mock-idp')
     .description('A local mock OpenID Connect provider for integration tests')
+    .usage('[serve] [options]  |  mock-idp <command> [options]')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
     .exitOverride()
     .showHelpAfterError('(run mock-idp --help for usage)');
 
-  program
+  const serveCommand = program
     .command('serve', { isDefault: true })
     .description('start the server (the default command)')
     .option(
@@ -68,7 +73,10 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .argParser(parseLogLevel),
     )
     .option('--quiet', 'no request log lines (same as --log-level warn)')
-    .action(async (options: ServeOptions) => {
+    .allowExcessArguments(true)
+    .action(async (options: ServeOptions, command: Command) => {
+      const [first] = command.args;
+      if (first !== undefined) throw new CliError(notACommand(first, program), EXIT.usage);
       await serve(options, { stdout: io.stdout, stderr: io.stderr });
       outcome.running = true;
     });
@@ -78,9 +86,21 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     .description(
       'validate a fixtures file: exit 0, or print every problem as FILE:LINE:COL message and exit 1',
     )
-    .argument('<file>', 'fixtures file')
-    .action(async (file: string) => {
-      await check(file, io.stdout);
+    .argument('[file]', 'fixtures file')
+    .option('--fixtures <file>', 'the same as FILE')
+    .action(async (file: string | undefined, options: { fixtures?: string }) => {
+      if (file !== undefined && options.fixtures !== undefined && file !== options.fixtures)
+        throw new CliError(
+          'mock-idp check: give the fixtures file once (FILE or --fixtures FILE)',
+          EXIT.usage,
+        );
+      const path = file ?? options.fixtures;
+      if (path === undefined)
+        throw new CliError(
+          "error: missing required argument 'file' (mock-idp check FILE, or --fixtures FILE)",
+          EXIT.usage,
+        );
+      await check(path, io.stdout);
     });
 
   program
@@ -148,13 +168,37 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       await keygen(options, io.stdout);
     });
 
+  // `mock-idp --help` shows the default command's flags too: they are what most users type.
+  program.addHelpText('after', () => {
+    const help = serveCommand.helpInformation();
+    const options = help.slice(help.indexOf('Options:') + 'Options:'.length).trimEnd();
+    return `\nOptions of serve (the default command):${options}\n\nRun mock-idp <command> --help for the options of a command.`;
+  });
+
   return program;
+}
+
+/** The message for an operand where a command or a flag was meant: `chek` → check, `./users.yaml` → --fixtures. */
+function notACommand(word: string, program: Command): string {
+  const commands = program.commands.map((c) => c.name());
+  const usage = '(run mock-idp --help for usage)';
+  if (/[/\\]|\.(ya?ml|json)$/i.test(word) || existsSync(word))
+    return `error: "${word}" is not a command (did you mean --fixtures ${word}?)\n${usage}`;
+  const hint = didYouMean(word, commands, '');
+  return `error: unknown command "${word}"${hint || ` (commands: ${commands.join(', ')})`}\n${usage}`;
 }
 
 /** Runs the CLI; resolves to an exit code for one-shot commands, or undefined while `serve` runs. */
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number | undefined> {
   const outcome: CommandOutcome = { running: false };
   const program = buildProgram(io, outcome);
+  // A first word that is no command would go to serve and fail on its flags (`tokn --client x`): say so first.
+  const [first] = argv;
+  const commands = new Set(['help', ...program.commands.map((c) => c.name())]);
+  if (first !== undefined && !first.startsWith('-') && !commands.has(first)) {
+    io.stderr(notACommand(first, program));
+    return EXIT.usage;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return outcome.running ? undefined : EXIT.ok;

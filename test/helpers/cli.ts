@@ -18,7 +18,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-const BUILT = join(ROOT, 'dist', 'cli', 'program.js');
+const BUILT = join(ROOT, 'dist', 'cli.mjs');
 const LOCK = join(
   tmpdir(),
   `mock-idp-test-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`,
@@ -56,6 +56,7 @@ export function ensureBuilt(): void {
       try {
         run([join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
         run([join(ROOT, 'scripts', 'write-json-schema.js')]);
+        run([join(ROOT, 'scripts', 'bundle-cli.js')]);
       } catch (err) {
         const out = (err as { stdout?: Buffer }).stdout?.toString() ?? '';
         throw new Error(`dist/ is older than src/ and \`npm run build\` failed:\n${out}`);

@@ -1,0 +1,111 @@
+// The CLI a newcomer meets first, as the real binary: --help (serve's flags at the top level), --version,
+// hints for mistyped commands, `check --fixtures`, and the README's command-line tables against --help.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, ROOT, runBin } from '../helpers/cli.js';
+import { section } from '../helpers/markdown.js';
+
+beforeAll(() => ensureBuilt());
+
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const DEFAULT_FIXTURES = join(ROOT, 'fixtures', 'default.yaml');
+
+/** The long flags an `Options:` listing of `--help` output shows (every section of it). */
+function helpFlags(help: string): string[] {
+  return [...help.matchAll(/^ {2}(?:-\w, )?(--[a-z][\w-]*)/gm)].map((m) => m[1] ?? '');
+}
+
+/** `| \`serve\` flag | ...` tables of the README's Command line section → command (or '' for the top level) → flags. */
+function readmeTables(): Map<string, string[]> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const tables = new Map<string, string[]>();
+  let current: string | undefined;
+  for (const line of section(readme, 'Command line').split('\n')) {
+    const header = /^\| (?:`(\w+)` )?flag\s*\|/.exec(line);
+    if (header) {
+      current = header[1] ?? '';
+      tables.set(current, []);
+      continue;
+    }
+    if (!line.startsWith('|')) current = undefined;
+    if (current === undefined || /^\| -/.test(line)) continue;
+    const cell = line.split('|')[1] ?? '';
+    tables.get(current)?.push(...[...cell.matchAll(/(--[a-z][\w-]*)/g)].map((m) => m[1] ?? ''));
+  }
+  return tables;
+}
+
+describe('help and version', () => {
+  it('mock-idp --help lists the commands and every flag of serve, the default command', async () => {
+    const [top, serve] = await Promise.all([runBin(['--help']), runBin(['serve', '--help'])]);
+    expect(top.code).toBe(0);
+    for (const command of ['serve', 'check', 'token', 'keygen'])
+      expect(top.stdout).toMatch(`\n  ${command} `);
+    const serveFlags = helpFlags(serve.stdout);
+    expect(serveFlags).toEqual(expect.arrayContaining(['--fixtures', '--port', '--watch', '--log-level']));
+    expect(helpFlags(top.stdout)).toEqual(expect.arrayContaining(serveFlags));
+  });
+
+  it.each([['--version'], ['-V']])('%s prints the package version', async (flag) => {
+    const result = await runBin([flag]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.trim()).toBe(VERSION);
+  });
+
+  it.each([
+    ['', []],
+    ['serve', ['serve']],
+    ['check', ['check']],
+    ['token', ['token']],
+    ['keygen', ['keygen']],
+  ])('the README table of "%s" flags lists exactly what --help lists', async (command, argv) => {
+    const table = readmeTables().get(command);
+    expect(table, `README has a table "${command || 'top-level'} flag"`).toBeDefined();
+    const help = await runBin([...argv, '--help']);
+    expect(help.code).toBe(0);
+    // The top level lists serve's flags after its own; a command's table leaves out --help, which all have.
+    const listed = helpFlags(help.stdout.split('Options of serve')[0] ?? '');
+    const expected = command === '' ? listed : listed.filter((f) => f !== '--help');
+    expect([...(table ?? [])].sort()).toEqual([...expected].sort());
+  });
+});
+
+describe('mistyped commands get a hint (exit 2, nothing listens)', () => {
+  it.each([
+    [['chek', 'users.yaml'], 'unknown command "chek" (did you mean check?)'],
+    [['tokn', '--client', 'web-app'], 'unknown command "tokn" (did you mean token?)'],
+    [['./users.yaml'], '"./users.yaml" is not a command (did you mean --fixtures ./users.yaml?)'],
+    [['users.yaml'], '"users.yaml" is not a command (did you mean --fixtures users.yaml?)'],
+    [['--port', '0', 'fixtures/default.yaml'], 'did you mean --fixtures fixtures/default.yaml?'],
+    [['frobnicate'], 'unknown command "frobnicate" (commands: serve, check, token, keygen)'],
+    [['--fixture', 'users.yaml'], '(Did you mean --fixtures?)'],
+  ])('mock-idp %j', async (argv, hint) => {
+    const result = await runBin(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(hint);
+    expect(result.stderr).not.toContain('too many arguments');
+  });
+});
+
+describe('check takes the file as an argument or as --fixtures', () => {
+  it.each([
+    [['check', DEFAULT_FIXTURES]],
+    [['check', '--fixtures', DEFAULT_FIXTURES]],
+    [['check', DEFAULT_FIXTURES, '--fixtures', DEFAULT_FIXTURES]],
+  ])('mock-idp %j exits 0', async (argv) => {
+    const result = await runBin(argv);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/: OK \(realm "mock": /);
+  });
+
+  it.each([
+    [['check'], "missing required argument 'file'"],
+    [['check', DEFAULT_FIXTURES, '--fixtures', 'other.yaml'], 'give the fixtures file once'],
+  ])('mock-idp %j is a usage error', async (argv, message) => {
+    const result = await runBin(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
