@@ -28,6 +28,14 @@ describe('README', () => {
   });
 
   it.each(shell.map((b) => [b.line, b] as const))(
+    'sh block at README.md:%i writes files only under its own mktemp -d dir, and removes it',
+    (_line, block) => {
+      expect(block.body).not.toMatch(/\/tmp\//);
+      if (block.body.includes('mktemp')) expect(block.body).toMatch(/rm -r[f]? "\$dir"/);
+    },
+  );
+
+  it.each(shell.map((b) => [b.line, b] as const))(
     'sh block at README.md:%i runs and prints what it shows',
     async (_line, block) => {
       const stdout = await runShellBlock(block, idp.port);

@@ -26,13 +26,15 @@ export async function replaceFixtures(
   source: string,
   baseDir: string,
 ): Promise<ReplacedFixtures> {
-  const realm = await buildRealm(parseFixtures(text, source, baseDir));
+  const loaded = parseFixtures(text, source, baseDir);
+  const realm = await buildRealm(loaded);
   const current = p.realm;
   if (realm.name !== current.name) {
     throw new FixturesError(source, [
       {
         path: ['realm'],
         message: `the realm name cannot change while running (serving "${current.name}", got "${realm.name}"): restart instead`,
+        ...loaded.locate(['realm']),
       },
     ]);
   }

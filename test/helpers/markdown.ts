@@ -51,7 +51,7 @@ export async function runShellBlock(block: Block, port: number): Promise<string>
   return stdout;
 }
 
-/** The `# → text` lines a block shows as its output. */
+/** The `# → text` lines a block shows as its output (a leading `…` stands for a path that varies). */
 export function shownOutput(block: Block): string[] {
-  return [...block.body.matchAll(/^# → (.*)$/gm)].map((m) => m[1] ?? '');
+  return [...block.body.matchAll(/^# → (?:…)?(.*)$/gm)].map((m) => m[1] ?? '');
 }

@@ -79,8 +79,8 @@ describe('PUT /mock/fixtures', () => {
     ['an empty body', '', /missing required key "clients"|fixtures must be a mapping/],
     [
       'a changed realm name',
-      `realm: other\n${SMALL_YAML.replace('realm: mock\n', '')}`,
-      /realm name cannot change/,
+      `${SMALL_YAML.replace('realm: mock\n', '')}realm: other\n`,
+      /^body:\d+:8 the realm name cannot change while running \(serving "mock", got "other"\)/,
     ],
   ])('%s answers 400 with the problems and changes nothing', async (_name, body, problem) => {
     const answer = await put(body);
@@ -95,6 +95,8 @@ describe('PUT /mock/fixtures', () => {
 
   it('locates a problem at its line and column', async () => {
     const answer = await put('clients:\n  web-app:\n    secret: s\n    grantz: []\n');
-    expect(answer.json['problems']).toEqual(['body:4:5 unknown key "grantz" in "clients.web-app"']);
+    expect(answer.json['problems']).toEqual([
+      'body:4:5 unknown key "grantz" in "clients.web-app" (did you mean "grants"?)',
+    ]);
   });
 });
