@@ -15,17 +15,37 @@ export interface ClockState {
   frozen: boolean;
 }
 
-/** Parses `--clock` / `clock.start`: an ISO-8601 instant or epoch seconds. Returns epoch ms. */
-export function parseInstant(value: string | number | Date): number {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === 'number') return Math.round(value * 1000);
-  const trimmed = value.trim();
-  if (/^-?\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const ms = Date.parse(trimmed);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed) || Number.isNaN(ms)) {
-    throw new RangeError(`not an ISO-8601 instant or epoch seconds: ${JSON.stringify(value)}`);
+/** The earliest instant the clock can show: 1970-01-01T00:00:00Z (JWT times are seconds since then). */
+export const MIN_INSTANT_MS = 0;
+/** The latest instant the clock can show: 9999-12-31T23:59:59Z (the last one ISO-8601 writes in 4 digits). */
+export const MAX_INSTANT_MS = 253_402_300_799_000;
+
+/** A time outside what the clock can show (1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z), or not a time at all. */
+export class ClockRangeError extends RangeError {
+  override name = 'ClockRangeError';
+}
+
+/** The one range check of every clock value (start, set, advance, minted times): returns `ms`, or throws. */
+export function checkInstantMs(ms: number, what = 'time'): number {
+  if (!Number.isFinite(ms) || ms < MIN_INSTANT_MS || ms > MAX_INSTANT_MS) {
+    throw new ClockRangeError(
+      `${what} is out of range: the clock runs from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z (epoch seconds 0 to ${MAX_INSTANT_MS / 1000})`,
+    );
   }
   return ms;
+}
+
+/** Parses `--clock` / `clock.start`: an ISO-8601 instant or epoch seconds, in the clock's range. Returns epoch ms. */
+export function parseInstant(value: string | number | Date): number {
+  if (value instanceof Date) return checkInstantMs(value.getTime());
+  if (typeof value === 'number') return checkInstantMs(Math.round(value * 1000));
+  const trimmed = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(trimmed)) return checkInstantMs(Math.round(Number(trimmed) * 1000));
+  const ms = Date.parse(trimmed);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed) || Number.isNaN(ms)) {
+    throw new ClockRangeError(`not an ISO-8601 instant or epoch seconds: ${JSON.stringify(value)}`);
+  }
+  return checkInstantMs(ms);
 }
 
 export class Clock {
@@ -33,7 +53,7 @@ export class Clock {
   #frozenAtMs: number | undefined;
 
   constructor(options: ClockOptions = {}) {
-    const start = options.startMs;
+    const start = options.startMs !== undefined ? checkInstantMs(options.startMs, 'start time') : undefined;
     if (options.frozen) this.#frozenAtMs = start ?? Clock.realMs();
     else if (start !== undefined) this.#offsetMs = start - Clock.realMs();
   }
@@ -66,9 +86,9 @@ export class Clock {
     return this.#frozenAtMs === undefined && this.#offsetMs === 0;
   }
 
-  /** Sets the time and/or whether it is frozen. */
+  /** Sets the time and/or whether it is frozen; a time out of range throws a ClockRangeError and changes nothing. */
   set(options: { nowMs?: number; frozen?: boolean }): void {
-    const target = options.nowMs ?? this.nowMs();
+    const target = checkInstantMs(options.nowMs ?? this.nowMs());
     const frozen = options.frozen ?? this.frozen;
     if (frozen) {
       this.#frozenAtMs = target;
@@ -79,7 +99,7 @@ export class Clock {
     }
   }
 
-  /** Moves time forward (or back, with a negative value) by whole or fractional seconds. */
+  /** Moves time forward (or back, with a negative value) by seconds; out of range throws and changes nothing. */
   advance(seconds: number): void {
     this.set({ nowMs: this.nowMs() + seconds * 1000 });
   }

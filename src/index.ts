@@ -2,7 +2,13 @@
 import { fixturesFromObject, loadFixturesFile } from './fixtures/load.js';
 import type { Fixtures, FixturesInput } from './fixtures/schema.js';
 
-export { startMockIdp, DEFAULT_FIXTURES, type MockIdp, type MockIdpOptions } from './server.js';
+export {
+  startMockIdp,
+  DEFAULT_FIXTURES,
+  type CloseOptions,
+  type MockIdp,
+  type MockIdpOptions,
+} from './server.js';
 export type { MintRequest, MintedToken, MintTokenType, MintSignature } from './qa/mint-request.js';
 export type { FaultSpec, PendingFault } from './qa/fault-spec.js';
 export { FixturesError, type FixtureProblem } from './fixtures/errors.js';

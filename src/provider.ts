@@ -22,13 +22,13 @@ export function sessionIdOf(claims: Record<string, unknown>): string | undefined
   return typeof sid === 'string' ? sid : undefined;
 }
 
-const KIND_BY_TYP: Record<string, OwnTokenKind> = {
-  Bearer: 'access',
-  ID: 'id',
-  Refresh: 'refresh',
-  Offline: 'refresh',
-  Proof: 'proof',
-};
+const KIND_BY_TYP = new Map<unknown, OwnTokenKind>([
+  ['Bearer', 'access'],
+  ['ID', 'id'],
+  ['Refresh', 'refresh'],
+  ['Offline', 'refresh'],
+  ['Proof', 'proof'],
+]);
 
 export class Provider {
   #realm: Realm;
@@ -109,7 +109,7 @@ export class Provider {
     } catch {
       return undefined;
     }
-    const kind = KIND_BY_TYP[String(claims['typ'])];
+    const kind = KIND_BY_TYP.get(claims['typ']);
     if (kind === undefined || !this.#isOurIssuer(claims.iss)) return undefined;
     if ((kind === 'refresh') !== (alg === 'HS256')) return undefined;
     if (this.store.isRevoked(claims.jti)) return undefined;

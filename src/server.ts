@@ -51,7 +51,36 @@ export interface MockIdp {
   provider: Provider;
   /** Mints one token, as POST {realm}/mock/tokens does; a bad request rejects with an OAuthError. */
   mint(request: MintRequest): Promise<MintedToken>;
-  close(): Promise<void>;
+  /** Stops listening and closes every connection (see {@link CloseOptions} to let requests finish). */
+  close(options?: CloseOptions): Promise<void>;
+}
+
+export interface CloseOptions {
+  /**
+   * How long requests in flight may take to finish before their connections are closed, in ms; idle
+   * connections close at once. Default: 0 (close everything now).
+   */
+  graceMs?: number;
+}
+
+/** Stops accepting, lets requests in flight finish for up to `graceMs`, then closes what is left. */
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve, reject) => {
+    server.close((err) => (err ? reject(err) : resolve()));
+  });
+  if (graceMs <= 0) {
+    server.closeAllConnections();
+    return closed;
+  }
+  // A keep-alive connection whose request just finished is idle: close it rather than wait for the client.
+  server.closeIdleConnections();
+  const idle = setInterval(() => server.closeIdleConnections(), 25);
+  const force = setTimeout(() => server.closeAllConnections(), graceMs);
+  const stop = (): void => {
+    clearInterval(idle);
+    clearTimeout(force);
+  };
+  return closed.finally(stop);
 }
 
 export async function loadAnyFixtures(fixtures: string | FixturesInput | undefined): Promise<LoadedFixtures> {
@@ -125,10 +154,6 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     clock: provider.clock,
     provider,
     mint: (request) => qa.mint(provider.issuerFor(url), request),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: (closeOptions = {}) => closeServer(server, closeOptions.graceMs ?? 0),
   };
 }

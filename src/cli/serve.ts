@@ -43,24 +43,56 @@ export function readyLine(idp: MockIdp): string {
   return `mock-idp listening on ${local}${idp.issuer !== local ? ` (issuer ${idp.issuer})` : ''}`;
 }
 
+/** How long SIGINT/SIGTERM lets requests in flight finish before their connections are closed. */
+export const DRAIN_MS = 10_000;
+
+/**
+ * Starts the server and prints the ready line. The signal handlers and the file watcher are in place
+ * before the ready line (and before the fixtures are read): a signal or an edit at any moment counts.
+ * SIGINT/SIGTERM stop accepting, let requests in flight finish (up to DRAIN_MS), then exit 0; a second
+ * signal closes what is left at once.
+ */
 export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp> {
   if (options.watch && options.fixtures === undefined)
     throw new CliError('--watch needs --fixtures FILE (the bundled fixtures do not change)', EXIT.usage);
-  const idp = await startMockIdp(toMockIdpOptions(options));
-  const unwatch =
-    options.watch && options.fixtures !== undefined
-      ? watchFixtures(options.fixtures, idp.provider, io)
-      : () => undefined;
-  io.stdout(readyLine(idp));
-  const stop = (signal: string): void => {
-    io.stderr(`mock-idp: ${signal}, closing`);
-    unwatch();
-    idp.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+  let idp: MockIdp | undefined;
+  let stopping = false;
+  const watcher =
+    options.watch && options.fixtures !== undefined ? watchFixtures(options.fixtures, io) : undefined;
+  const shutdown = (graceMs: number): void => {
+    watcher?.close();
+    if (idp === undefined) return; // still starting: shut down once started
+    idp.close({ graceMs }).then(
+      () => process.exit(EXIT.ok),
+      () => process.exit(EXIT.ok),
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      io.stderr(`mock-idp: ${signal} again, closing the remaining connections now`);
+      shutdown(0);
+      return;
+    }
+    stopping = true;
+    io.stderr(`mock-idp: ${signal}, closing (requests in flight may take up to ${DRAIN_MS / 1000} s)`);
+    shutdown(DRAIN_MS);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    idp = await startMockIdp(toMockIdpOptions(options));
+  } catch (err) {
+    watcher?.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (stopping) process.exit(EXIT.ok);
+    throw err;
+  }
+  if (stopping) {
+    shutdown(0);
+    return idp;
+  }
+  watcher?.attach(idp.provider);
+  io.stdout(readyLine(idp));
   return idp;
 }

@@ -3,6 +3,7 @@ import { watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { FixturesError } from '../fixtures/errors.js';
+import { digestOf } from '../fixtures/load.js';
 import type { Provider } from '../provider.js';
 import { replaceFixtures } from '../qa/fixtures.js';
 
@@ -14,24 +15,31 @@ export interface WatchIo {
   stderr: (line: string) => void;
 }
 
+export interface FixturesWatcher {
+  /**
+   * Starts reloading into `p`. Changes seen since watching began are not lost: the file is compared at
+   * once with the text `p` was loaded from.
+   */
+  attach(p: Provider): void;
+  /** Stops watching. */
+  close(): void;
+}
+
 /**
- * Watches the file's directory (which survives editors replacing the file by rename) and reloads
- * on change. Returns a function that stops watching.
+ * Watches the file's directory (which survives editors replacing the file by rename). Call it before the
+ * fixtures are loaded, then `attach` the provider: an edit made at any moment after this call is loaded.
  */
-export function watchFixtures(file: string, p: Provider, io: WatchIo): () => void {
+export function watchFixtures(file: string, io: WatchIo): FixturesWatcher {
   const path = resolve(file);
   const dir = dirname(path);
   const name = basename(path);
-  let lastText: string | undefined;
+  let provider: Provider | undefined;
+  /** Digest of the file text last loaded (or refused): an event with the same text changes nothing. */
+  let lastDigest: string | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = readFile(path, 'utf8').then(
-    (text) => {
-      lastText = text;
-    },
-    () => undefined,
-  );
+  let running: Promise<void> = Promise.resolve();
 
-  const reload = async (): Promise<void> => {
+  const reload = async (p: Provider): Promise<void> => {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -40,8 +48,9 @@ export function watchFixtures(file: string, p: Provider, io: WatchIo): () => voi
       io.stderr(`mock-idp: ${file}: cannot read (${code}); keeping the last good fixtures`);
       return;
     }
-    if (text === lastText) return;
-    lastText = text;
+    const digest = digestOf(text);
+    if (digest === lastDigest) return;
+    lastDigest = digest;
     try {
       const { realm, ignored } = await replaceFixtures(p, text, file, dir);
       const later = ignored.length > 0 ? `; ${ignored.join(', ')} apply at the next start` : '';
@@ -54,18 +63,33 @@ export function watchFixtures(file: string, p: Provider, io: WatchIo): () => voi
     }
   };
 
-  const watcher = watch(dir, (_event, changed) => {
-    if (changed !== null && changed !== name) return;
+  const schedule = (delayMs: number): void => {
+    const p = provider;
+    if (p === undefined) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
-      running = running.then(reload).catch((err: unknown) => {
-        io.stderr(`mock-idp: reloading ${file} failed: ${(err as Error).message}`);
-      });
-    }, DEBOUNCE_MS);
+      running = running
+        .then(() => reload(p))
+        .catch((err: unknown) => {
+          io.stderr(`mock-idp: reloading ${file} failed: ${(err as Error).message}`);
+        });
+    }, delayMs);
+  };
+
+  const watcher = watch(dir, (_event, changed) => {
+    if (changed !== null && changed !== name) return;
+    schedule(DEBOUNCE_MS);
   });
   watcher.on('error', (err) => io.stderr(`mock-idp: stopped watching ${file}: ${err.message}`));
-  return () => {
-    clearTimeout(timer);
-    watcher.close();
+  return {
+    attach(p) {
+      provider = p;
+      lastDigest = p.realm.digest;
+      schedule(0);
+    },
+    close() {
+      clearTimeout(timer);
+      watcher.close();
+    },
   };
 }

@@ -7,6 +7,7 @@ import type { Provider } from '../provider.js';
 import { Clock } from '../clock.js';
 import { invalidClient, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
+import { ASSERTION_TOLERANCE_S } from './store.js';
 
 export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const INVALID_CREDENTIALS = 'Invalid client or Invalid client credentials';
@@ -135,7 +136,7 @@ async function verifyAssertion(p: Provider, input: ClientAuthInput, assertion: s
       audience: input.audiences,
       requiredClaims: ['exp', 'jti'],
       currentDate,
-      clockTolerance: 5,
+      clockTolerance: ASSERTION_TOLERANCE_S,
     });
   let payload: JWTPayload;
   try {

@@ -1,5 +1,5 @@
 // In-memory state of a running provider: sessions, authorization codes, revoked tokens, used assertion ids.
-import type { Clock } from '../clock.js';
+import { Clock } from '../clock.js';
 
 export interface Session {
   id: string;
@@ -27,6 +27,8 @@ export interface CodeGrant {
 }
 
 const SWEEP_EVERY = 512;
+/** The clock tolerance client assertions are verified with, in seconds. */
+export const ASSERTION_TOLERANCE_S = 5;
 
 export class Store {
   readonly #clock: Clock;
@@ -105,7 +107,9 @@ export class Store {
     for (const [id, s] of this.#sessions) if (s.expiresAt <= now) this.#sessions.delete(id);
     for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
     for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);
-    // Assertions are kept a while past exp: they may be checked against real time too.
-    for (const [key, exp] of this.#assertions) if (exp + 86_400 <= now) this.#assertions.delete(key);
+    // An assertion verifies while either the mock or the real clock is before its exp (+ tolerance): its jti
+    // is kept until both have passed it, however the mock clock moves.
+    const passed = Math.min(now, Math.floor(Clock.realMs() / 1000)) - ASSERTION_TOLERANCE_S;
+    for (const [key, exp] of this.#assertions) if (exp < passed) this.#assertions.delete(key);
   }
 }

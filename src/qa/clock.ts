@@ -1,11 +1,23 @@
 // /mock/clock: read, set and advance the one clock.
 import express from 'express';
 import { z } from 'zod';
+import { ClockRangeError } from '../clock.js';
+import { invalidRequest } from '../oauth/errors.js';
 import type { Provider } from '../provider.js';
 import { instantMs, parseBody } from './body.js';
 
 const setSchema = z.strictObject({ now: instantMs.optional(), frozen: z.boolean().optional() });
 const advanceSchema = z.strictObject({ seconds: z.number() });
+
+/** Runs a clock change; one out of the clock's range is a 400 and changes nothing. */
+function change(apply: () => void): void {
+  try {
+    apply();
+  } catch (err) {
+    if (err instanceof ClockRangeError) throw invalidRequest(`Clock not changed: ${err.message}`);
+    throw err;
+  }
+}
 
 /** GET reads `{now, epoch, frozen}`; PUT sets `{now?, frozen?}`; POST advances `{seconds}`. Each answers the state. */
 export function clockRoutes(p: Provider): express.Router {
@@ -15,14 +27,17 @@ export function clockRoutes(p: Provider): express.Router {
   });
   router.put('/', (req, res) => {
     const { now, frozen } = parseBody(setSchema, req.body, 'clock setting');
-    p.clock.set({
-      ...(now !== undefined ? { nowMs: now } : {}),
-      ...(frozen !== undefined ? { frozen } : {}),
-    });
+    change(() =>
+      p.clock.set({
+        ...(now !== undefined ? { nowMs: now } : {}),
+        ...(frozen !== undefined ? { frozen } : {}),
+      }),
+    );
     res.json(p.clock.state());
   });
   router.post('/', (req, res) => {
-    p.clock.advance(parseBody(advanceSchema, req.body, 'clock advance').seconds);
+    const { seconds } = parseBody(advanceSchema, req.body, 'clock advance');
+    change(() => p.clock.advance(seconds));
     res.json(p.clock.state());
   });
   return router;

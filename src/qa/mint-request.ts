@@ -1,5 +1,6 @@
 // The body of POST {realm}/mock/tokens (PRODUCT.md §6) as a zod schema, and the minted answer.
 import { z } from 'zod';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';
 import { instantMs } from './body.js';
 
 export const MINT_TOKEN_TYPES = ['access', 'id', 'refresh', 'proof'] as const;
@@ -11,13 +12,18 @@ export type MintSignature = (typeof MINT_SIGNATURES)[number];
 /** ISO-8601 or epoch seconds → epoch seconds. */
 const instant = instantMs.transform((ms) => Math.floor(ms / 1000));
 
+/** Any JSON, nested at most MAX_JSON_DEPTH levels (the token must serialize it). */
+const jsonValue = z.unknown().refine((v) => !nestsDeeperThan(v), {
+  message: `a value may nest at most ${MAX_JSON_DEPTH} levels`,
+});
+
 export const mintRequestSchema = z.strictObject({
   type: z.enum(MINT_TOKEN_TYPES),
   client: z.string().min(1),
   user: z.string().min(1).optional(),
   scope: z.string().optional(),
-  claims: z.record(z.string(), z.unknown()).optional(),
-  header: z.record(z.string(), z.unknown()).optional(),
+  claims: z.record(z.string(), jsonValue).optional(),
+  header: z.record(z.string(), jsonValue).optional(),
   expiresIn: z.number().int().optional(),
   issuedAt: instant.optional(),
   notBefore: instant.optional(),

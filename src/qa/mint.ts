@@ -1,5 +1,6 @@
 // Minting one token for QA: the real claim builders and a real session, then the asked-for signature.
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { checkInstantMs } from '../clock.js';
 import type { Client, Realm } from '../fixtures/realm.js';
 import { invalidRequest } from '../oauth/errors.js';
 import { clientCredentialsScopes, parseScope } from '../oauth/scopes.js';
@@ -78,6 +79,11 @@ export class Minter {
     const iat = req.issuedAt ?? now;
     const lifespan = req.type === 'refresh' ? tokens.refreshTokenLifespan : tokens.accessTokenLifespan;
     const exp = iat + (req.expiresIn ?? lifespan);
+    try {
+      checkInstantMs(exp * 1000, 'exp (issuedAt + expiresIn)');
+    } catch (err) {
+      throw invalidRequest(`Invalid mint request: ${(err as Error).message}`);
+    }
     const authTime = Math.min(iat, now);
     // A session as the real grants make, so a minted refresh token works at the token endpoint.
     const sessionId = p.openSession({

@@ -29,10 +29,12 @@ export function accessOf(
   realm: Realm,
   grant: Grant,
 ): { aud: string[]; realmRoles: string[]; resourceAccess: Record<string, { roles: string[] }> } {
-  const resourceAccess: Record<string, { roles: string[] }> = {};
+  // Keyed by client ids from the fixtures: a Map, so an id like "constructor" is data, not Object.prototype.
+  const byResource = new Map<string, string[]>();
   const add = (resource: string, roles: readonly string[]): void => {
-    const entry = (resourceAccess[resource] ??= { roles: [] });
-    for (const r of roles) if (!entry.roles.includes(r)) entry.roles.push(r);
+    let entry = byResource.get(resource);
+    if (entry === undefined) byResource.set(resource, (entry = []));
+    for (const r of roles) if (!entry.includes(r)) entry.push(r);
   };
   for (const [resource, roles] of Object.entries(grant.subject.clientRoles)) add(resource, roles);
   const aud: string[] = [];
@@ -42,8 +44,9 @@ export function accessOf(
     if (!aud.includes(scope.resource)) aud.push(scope.resource);
     add(scope.resource, scope.roles);
   }
-  for (const [resource, entry] of Object.entries(resourceAccess))
-    if (entry.roles.length === 0) delete resourceAccess[resource];
+  const resourceAccess = Object.fromEntries(
+    [...byResource].filter(([, roles]) => roles.length > 0).map(([resource, roles]) => [resource, { roles }]),
+  );
   return { aud, realmRoles: grant.subject.realmRoles, resourceAccess };
 }
 

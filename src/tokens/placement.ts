@@ -8,20 +8,20 @@ const ID_ONLY: ClaimTarget[] = ['id', 'userinfo'];
 const ACCESS_ONLY: ClaimTarget[] = ['access', 'introspection'];
 
 /** Claims the document places; any other user claim goes into access, ID and userinfo. */
-const PLACEMENT: Record<string, ClaimTarget[]> = {
-  name: BOTH,
-  given_name: BOTH,
-  family_name: BOTH,
-  preferred_username: BOTH,
-  birthdate: BOTH,
-  idp_altsub: BOTH,
-  originator: BOTH,
-  updated_at: ID_ONLY,
-  nnin_altsub: ID_ONLY,
-  additionalCertInfo: ID_ONLY,
-  tid: ID_ONLY,
-  resource_claims: ACCESS_ONLY,
-};
+const PLACEMENT = new Map<string, ClaimTarget[]>([
+  ['name', BOTH],
+  ['given_name', BOTH],
+  ['family_name', BOTH],
+  ['preferred_username', BOTH],
+  ['birthdate', BOTH],
+  ['idp_altsub', BOTH],
+  ['originator', BOTH],
+  ['updated_at', ID_ONLY],
+  ['nnin_altsub', ID_ONLY],
+  ['additionalCertInfo', ID_ONLY],
+  ['tid', ID_ONLY],
+  ['resource_claims', ACCESS_ONLY],
+]);
 
 /** Claims that only the provider sets; a fixture cannot place them. */
 const RESERVED = new Set([
@@ -62,7 +62,7 @@ export function releasedClaims(ctx: ReleaseContext, target: ClaimTarget): Record
   const out: Record<string, unknown> = {};
   for (const [claim, value] of Object.entries(ctx.subject.claims)) {
     if (value === null || value === undefined || RESERVED.has(claim)) continue;
-    if (!(PLACEMENT[claim] ?? BOTH).includes(target)) continue;
+    if (!(PLACEMENT.get(claim) ?? BOTH).includes(target)) continue;
     const gate = ctx.realm.gatedClaims.get(claim);
     if (gate !== undefined && !ctx.scopes.includes(gate)) continue;
     if (claim === 'nnin_altsub' && !(ctx.nninEligible && ctx.scopes.includes('nnin_altsub'))) continue;

@@ -26,7 +26,7 @@ export function tokenHandler(p: Provider): RequestHandler {
     // Only a known value reaches the log line: request text could forge log lines.
     noteForLog(res, { grant: grantType });
     const issuer = issuerOf(res);
-    const { client } = await authenticateClient(p, {
+    const { client, method } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
       audiences: [issuer, issuer + PATHS.token],
@@ -34,7 +34,7 @@ export function tokenHandler(p: Provider): RequestHandler {
     noteForLog(res, { client: client.id });
     const grant =
       grantType === 'client_credentials'
-        ? grantClientCredentials(p, client, params)
+        ? grantClientCredentials(p, client, params, method)
         : grantType === 'authorization_code'
           ? grantAuthorizationCode(p, client, params)
           : await grantRefreshToken(p, client, params);

@@ -1,15 +1,27 @@
 // grant_type=client_credentials: the client's service account, no ID token.
 import type { Client } from '../../fixtures/realm.js';
+import type { AuthMethod } from '../../fixtures/schema.js';
 import type { Provider } from '../../provider.js';
 import type { Grant } from '../../tokens/claims.js';
 import { unauthorizedClient } from '../errors.js';
 import type { Params } from '../params.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
-export function grantClientCredentials(p: Provider, client: Client, params: Params): Grant {
+export function grantClientCredentials(
+  p: Provider,
+  client: Client,
+  params: Params,
+  method: AuthMethod,
+): Grant {
   if (!client.grants.includes('client_credentials')) {
     throw unauthorizedClient(
       `Client "${client.id}" is not allowed the client_credentials grant (grants: ${client.grants.join(', ')})`,
+    );
+  }
+  // RFC 6749 §4.4: only a confidential client may use it (Keycloak: a public client has no service account).
+  if (method === 'none') {
+    throw unauthorizedClient(
+      `Public client "${client.id}" is not allowed to retrieve a service account: client_credentials needs client credentials`,
     );
   }
   const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
