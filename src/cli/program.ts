@@ -145,7 +145,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     .option('--seed <text>', 'offline: makes jti and session id reproducible')
     .option(
       '--issuer <url>',
-      `offline: issuer (default: the fixtures' issuer, else http://localhost:8080/realms/REALM)`,
+      `offline: issuer (default: the fixtures' issuer, else http://127.0.0.1:8080/realms/REALM)`,
       parseUrl,
     )
     .option('--json', 'print {token, header, claims} instead of the bare token')

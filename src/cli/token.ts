@@ -4,8 +4,8 @@ import { Minter } from '../qa/mint.js';
 import { createProvider } from '../server.js';
 import { CliError, EXIT } from './exit.js';
 
-/** Offline tokens name this origin unless an issuer is fixed (the default `serve` address). */
-export const OFFLINE_ORIGIN = 'http://localhost:8080';
+/** Offline tokens name this origin unless an issuer is fixed: the default `serve` address, as its ready line shows it. */
+export const OFFLINE_ORIGIN = 'http://127.0.0.1:8080';
 
 export interface TokenOptions {
   type: MintTokenType;

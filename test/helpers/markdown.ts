@@ -44,9 +44,9 @@ export function section(markdown: string, heading: string): string {
   return markdown.slice(start, end < 0 ? undefined : end);
 }
 
-/** Runs an `sh` block with bash against a server on `port` (the examples say localhost:8080). */
+/** Runs an `sh` block with bash against a server on `port` (the examples say 127.0.0.1:8080). */
 export async function runShellBlock(block: Block, port: number): Promise<string> {
-  const script = block.body.replaceAll('localhost:8080', `127.0.0.1:${port}`);
+  const script = block.body.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
   const { stdout } = await exec('bash', ['-euo', 'pipefail', '-c', script], { timeout: 30_000 });
   return stdout;
 }

@@ -171,13 +171,18 @@ describe('offline (--key)', () => {
       ...args,
     ]);
 
-  it('signs with the key file, at the given time, for http://localhost:8080 unless an issuer is given', async () => {
+  it('signs with the key file, at the given time, for the address serve listens on by default unless an issuer is given', async () => {
+    // serve's defaults, as its --help states them: the ready line of `npx mock-idp` shows this origin.
+    const help = (await runCli(['serve', '--help'])).stdout.replace(/\s+/g, ' ');
+    const port = /--port <n> .*?\(default: (\d+)/.exec(help)?.[1];
+    const host = /--host <addr> .*?\(default: "([^"]+)"/.exec(help)?.[1];
+    expect([host, port]).toEqual(['127.0.0.1', '8080']);
     const { code, stdout } = await offline(['--client', 'web-app', '--user', 'alice', '--json']);
     expect(code).toBe(0);
     const { token, claims } = JSON.parse(stdout) as { token: string; claims: Record<string, unknown> };
     const publicKey = createPublicKey(readFileSync(key));
     const { payload } = await jwtVerify(token, publicKey, {
-      issuer: 'http://localhost:8080/realms/mock',
+      issuer: `http://${host}:${port}/realms/mock`,
       currentDate: new Date(Y2030 * 1000),
     });
     expect(payload).toEqual(claims);
