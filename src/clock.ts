@@ -8,6 +8,14 @@ export interface ClockOptions {
   frozen?: boolean;
 }
 
+/** What `clock.set()` and `PUT /mock/clock` take. */
+export interface ClockSetting {
+  /** The new time: ISO-8601 instant, epoch seconds or a Date. Default: the time stays. */
+  now?: string | number | Date;
+  /** Whether time stands still from then on. Default: as it was. */
+  frozen?: boolean;
+}
+
 /** A snapshot of the clock, as `GET /mock/clock` shows it. */
 export interface ClockState {
   now: string;
@@ -86,10 +94,31 @@ export class Clock {
     return this.#frozenAtMs === undefined && this.#offsetMs === 0;
   }
 
-  /** Sets the time and/or whether it is frozen; a time out of range throws a ClockRangeError and changes nothing. */
-  set(options: { nowMs?: number; frozen?: boolean }): void {
-    const target = checkInstantMs(options.nowMs ?? this.nowMs());
-    const frozen = options.frozen ?? this.frozen;
+  /**
+   * Sets the time and/or whether it is frozen, with the field names of `PUT /mock/clock`: `now` is an
+   * ISO-8601 instant, epoch seconds or a Date. An unknown field throws a TypeError (a typo must not be
+   * ignored); a bad or out-of-range `now` a ClockRangeError. Either way nothing changes.
+   */
+  set(options: ClockSetting): void {
+    const unknown = Object.keys(options).filter((k) => k !== 'now' && k !== 'frozen');
+    if (unknown.length > 0)
+      throw new TypeError(
+        `clock.set: unknown field ${unknown.map((k) => `"${k}"`).join(', ')} (fields: now, frozen)`,
+      );
+    if (options.frozen !== undefined && typeof options.frozen !== 'boolean')
+      throw new TypeError('clock.set: "frozen" must be a boolean');
+    this.#setMs(options.now === undefined ? this.nowMs() : parseInstant(options.now), options.frozen);
+  }
+
+  /** Back to real time, not frozen (`DELETE /mock/clock`). */
+  reset(): void {
+    this.#frozenAtMs = undefined;
+    this.#offsetMs = 0;
+  }
+
+  #setMs(targetMs: number, frozenOption: boolean | undefined): void {
+    const target = checkInstantMs(targetMs);
+    const frozen = frozenOption ?? this.frozen;
     if (frozen) {
       this.#frozenAtMs = target;
       this.#offsetMs = 0;
@@ -101,7 +130,7 @@ export class Clock {
 
   /** Moves time forward (or back, with a negative value) by seconds; out of range throws and changes nothing. */
   advance(seconds: number): void {
-    this.set({ nowMs: this.nowMs() + seconds * 1000 });
+    this.#setMs(this.nowMs() + seconds * 1000, undefined);
   }
 
   state(): ClockState {

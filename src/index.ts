@@ -20,7 +20,7 @@ export type {
   ScopeFixture,
   TokenSettings,
 } from './fixtures/schema.js';
-export { Clock, type ClockState } from './clock.js';
+export { Clock, type ClockSetting, type ClockState } from './clock.js';
 export { OAuthError, type OAuthErrorCode } from './oauth/errors.js';
 export type { LogLevel } from './log.js';
 

@@ -2,6 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import { parseInstant } from '../clock.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { RELATIVE_TIME } from '../qa/mint-request.js';
 
 export function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535)
@@ -14,6 +15,19 @@ export function parseClock(value: string): string {
     parseInstant(value);
   } catch {
     throw new InvalidArgumentError('expected an ISO-8601 instant (2030-01-01T00:00:00Z) or epoch seconds.');
+  }
+  return value;
+}
+
+/** `--issued-at` / `--not-before`: `+N`/`-N` seconds from the (mock) clock's now, or an instant. */
+export function parseTokenTime(value: string): string {
+  if (RELATIVE_TIME.test(value.trim())) return value.trim();
+  try {
+    parseInstant(value);
+  } catch {
+    throw new InvalidArgumentError(
+      'expected +N or -N seconds from now, an ISO-8601 instant (2030-01-01T00:00:00Z) or epoch seconds.',
+    );
   }
   return value;
 }

@@ -13,6 +13,7 @@ import {
   parseLogLevel,
   parsePort,
   parseSeconds,
+  parseTokenTime,
   parseUrl,
 } from './options.js';
 import { serve, type ServeOptions } from './serve.js';
@@ -124,8 +125,16 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       collect(parseKeyValue),
     )
     .option('--expires-in <seconds>', 'lifetime from iat; negative = already expired', parseSeconds)
-    .option('--issued-at <time>', 'iat: ISO-8601 instant or epoch seconds (default: now)', parseClock)
-    .option('--not-before <time>', 'nbf: ISO-8601 instant or epoch seconds (default: none)', parseClock)
+    .option(
+      '--issued-at <time>',
+      'iat: +N/-N seconds from now, ISO-8601 instant or epoch seconds (default: now)',
+      parseTokenTime,
+    )
+    .option(
+      '--not-before <time>',
+      'nbf: +N/-N seconds from now (on the server clock), ISO-8601 instant or epoch seconds (default: none)',
+      parseTokenTime,
+    )
     .addOption(
       new Option(
         '--signature <kind>',

@@ -19,7 +19,10 @@ function change(apply: () => void): void {
   }
 }
 
-/** GET reads `{now, epoch, frozen}`; PUT sets `{now?, frozen?}`; POST advances `{seconds}`. Each answers the state. */
+/**
+ * GET reads `{now, epoch, frozen}`; PUT sets `{now?, frozen?}`; POST advances `{seconds}`; DELETE goes back
+ * to real time. Each answers the state.
+ */
 export function clockRoutes(p: Provider): express.Router {
   const router = express.Router();
   router.get('/', (_req, res) => {
@@ -29,10 +32,14 @@ export function clockRoutes(p: Provider): express.Router {
     const { now, frozen } = parseBody(setSchema, req.body, 'clock setting');
     change(() =>
       p.clock.set({
-        ...(now !== undefined ? { nowMs: now } : {}),
+        ...(now !== undefined ? { now: new Date(now) } : {}),
         ...(frozen !== undefined ? { frozen } : {}),
       }),
     );
+    res.json(p.clock.state());
+  });
+  router.delete('/', (_req, res) => {
+    p.clock.reset();
     res.json(p.clock.state());
   });
   router.post('/', (req, res) => {

@@ -21,7 +21,10 @@ export const faultSchema = z
     error: z.string().min(1).optional(),
     description: z.string().min(1).optional(),
     delayMs: z.number().int().min(0).max(300_000).optional(),
-    count: z.number().int().min(1).default(1),
+    count: z
+      .union([z.number().int().min(1), z.literal('always')])
+      .default(1)
+      .describe('how many requests it applies to; "always": until DELETE /mock/faults'),
   })
   .refine((f) => f.status !== undefined || f.delayMs !== undefined, {
     message: 'give status (fail), delayMs (delay), or both',
@@ -37,6 +40,6 @@ export interface PendingFault {
   error?: string;
   description?: string;
   delayMs?: number;
-  /** How many more matching requests it applies to. */
-  remaining: number;
+  /** How many more matching requests it applies to; `always` until cleared. */
+  remaining: number | 'always';
 }

@@ -2,6 +2,7 @@
 import type { Request, Response } from 'express';
 import express from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sendJson } from '../http/context.js';
 import type { EndpointName } from '../http/paths.js';
 import type { OAuthErrorCode } from '../oauth/errors.js';
 import { parseBody } from './body.js';
@@ -51,6 +52,7 @@ export class FaultInjector {
   take(endpoint: EndpointName): PendingFault | undefined {
     const fault = this.#pending.find((f) => f.endpoint === endpoint);
     if (fault === undefined) return undefined;
+    if (fault.remaining === 'always') return fault;
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.#pending = this.#pending.filter((f) => f !== fault);
     return fault;
@@ -67,14 +69,17 @@ export class FaultInjector {
     if (fault.delayMs !== undefined && fault.delayMs > 0) await sleep(fault.delayMs);
     if (fault.status === undefined) return true;
     res.locals['error'] = fault.error;
-    res
-      .status(fault.status)
-      .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
-      .json({
+    // The same Content-Type (application/json, no charset) as every real error of these endpoints.
+    sendJson(
+      res,
+      fault.status,
+      {
         error: fault.error,
         error_description:
           fault.description ?? `Injected fault: ${fault.status} at ${endpoint} (mock-idp /mock/faults)`,
-      });
+      },
+      { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+    );
     return false;
   };
 }

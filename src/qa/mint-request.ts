@@ -9,8 +9,26 @@ export const MINT_SIGNATURES = ['valid', 'invalid', 'none', 'unknown-key'] as co
 export type MintTokenType = (typeof MINT_TOKEN_TYPES)[number];
 export type MintSignature = (typeof MINT_SIGNATURES)[number];
 
-/** ISO-8601 or epoch seconds → epoch seconds. */
-const instant = instantMs.transform((ms) => Math.floor(ms / 1000));
+/** A time claim as asked for: seconds from the mock clock's now, or an absolute epoch second. */
+export type TimeSpec = { fromNow: number } | { epoch: number };
+
+/** `+N` / `-N` (a string with a sign): N seconds from the mock clock's now, as `--expires-in` counts. */
+export const RELATIVE_TIME = /^[+-]\d+$/;
+
+/** `+3600`/`-60` relative to the mock clock, else ISO-8601 or epoch seconds. */
+const time = z.union([
+  z
+    .string()
+    .regex(RELATIVE_TIME)
+    .transform((v): TimeSpec => ({ fromNow: Number(v) })),
+  instantMs.transform((ms): TimeSpec => ({ epoch: Math.floor(ms / 1000) })),
+]);
+
+/** Epoch seconds of a time claim, relative ones measured from `now` (the mock clock). */
+export function resolveTime(spec: TimeSpec | undefined, now: number): number | undefined {
+  if (spec === undefined) return undefined;
+  return 'fromNow' in spec ? now + spec.fromNow : spec.epoch;
+}
 
 /** Any JSON, nested at most MAX_JSON_DEPTH levels (the token must serialize it). */
 const jsonValue = z.unknown().refine((v) => !nestsDeeperThan(v), {
@@ -25,8 +43,8 @@ export const mintRequestSchema = z.strictObject({
   claims: z.record(z.string(), jsonValue).optional(),
   header: z.record(z.string(), jsonValue).optional(),
   expiresIn: z.number().int().optional(),
-  issuedAt: instant.optional(),
-  notBefore: instant.optional(),
+  issuedAt: time.optional(),
+  notBefore: time.optional(),
   signature: z.enum(MINT_SIGNATURES).default('valid'),
 });
 
@@ -49,9 +67,12 @@ export interface MintRequest {
   header?: Record<string, unknown>;
   /** `exp` − `iat` in seconds; negative = already expired. Default: the realm's lifespan for the type. */
   expiresIn?: number;
-  /** `iat` as epoch seconds or ISO-8601. Default: the clock's now. */
+  /** `iat`: epoch seconds, ISO-8601, or `"+N"`/`"-N"` seconds from the mock clock's now. Default: now. */
   issuedAt?: number | string;
-  /** `nbf` as epoch seconds or ISO-8601; in the future = not yet valid. Default: no `nbf`. */
+  /**
+   * `nbf`: epoch seconds, ISO-8601, or `"+N"`/`"-N"` seconds from the mock clock's now; in the future = not
+   * yet valid. Default: no `nbf`.
+   */
   notBefore?: number | string;
   /** valid (default), invalid (wrong signature bytes), none (alg none), unknown-key (a key not in the JWKS). */
   signature?: MintSignature;

@@ -14,7 +14,7 @@ import {
   type Grant,
 } from '../tokens/claims.js';
 import { parseBody } from './body.js';
-import { mintRequestSchema, type MintedToken, type MintTokenType } from './mint-request.js';
+import { mintRequestSchema, resolveTime, type MintedToken, type MintTokenType } from './mint-request.js';
 import { applyOverrides, MintSigner } from './mint-sign.js';
 
 const BUILDERS = {
@@ -76,7 +76,7 @@ export class Minter {
 
     const { tokens } = realm;
     const now = p.clock.nowSeconds();
-    const iat = req.issuedAt ?? now;
+    const iat = resolveTime(req.issuedAt, now) ?? now;
     const lifespan = req.type === 'refresh' ? tokens.refreshTokenLifespan : tokens.accessTokenLifespan;
     const exp = iat + (req.expiresIn ?? lifespan);
     try {
@@ -95,7 +95,7 @@ export class Minter {
     });
     const grant: Grant = { client, subject, serviceAccount: user === undefined, scopes, sessionId, authTime };
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
-    const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), req.notBefore);
+    const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), resolveTime(req.notBefore, now));
     const claims = applyOverrides(built, req.claims);
     const token = await this.#signer.sign(req.type === 'refresh', claims, req.header, req.signature);
     return {

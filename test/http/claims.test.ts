@@ -246,7 +246,7 @@ describe('the clock: tokens carry the fixed time', () => {
     const { claims } = decode(next.json.access_token);
     expect(claims.iat).toBe(Y2030 + 125);
     expect(claims.auth_time).toBe(Y2030);
-    fixed.provider.clock.set({ nowMs: Y2030 * 1000, frozen: true });
+    fixed.provider.clock.set({ now: Y2030, frozen: true });
   });
 
   it('expires access tokens by the mock clock: introspection turns inactive', async () => {
@@ -254,7 +254,7 @@ describe('the clock: tokens carry the fixed time', () => {
     expect((await introspect(fixed, json.access_token)).json.active).toBe(true);
     fixed.provider.clock.advance(600);
     expect((await introspect(fixed, json.access_token)).json).toEqual({ active: false });
-    fixed.provider.clock.set({ nowMs: Y2030 * 1000, frozen: true });
+    fixed.provider.clock.set({ now: Y2030, frozen: true });
   });
 });
 
