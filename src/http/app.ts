@@ -66,7 +66,7 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
     };
 
   realm.use(cors(p));
-  realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler());
+  realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
   realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
   realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
   realm.post(PATHS.introspect, endpoint('introspect'), form, introspectHandler(p));

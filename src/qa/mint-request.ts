@@ -1,7 +1,7 @@
 // The body of POST {realm}/mock/tokens (PRODUCT.md §6) as a zod schema, and the minted answer.
 import { z } from 'zod';
+import { parseInstant } from '../clock.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';
-import { instantMs } from './body.js';
 
 export const MINT_TOKEN_TYPES = ['access', 'id', 'refresh', 'proof'] as const;
 export const MINT_SIGNATURES = ['valid', 'invalid', 'none', 'unknown-key'] as const;
@@ -16,13 +16,19 @@ export type TimeSpec = { fromNow: number } | { epoch: number };
 export const RELATIVE_TIME = /^[+-]\d+$/;
 
 /** `+3600`/`-60` relative to the mock clock, else ISO-8601 or epoch seconds. */
-const time = z.union([
-  z
-    .string()
-    .regex(RELATIVE_TIME)
-    .transform((v): TimeSpec => ({ fromNow: Number(v) })),
-  instantMs.transform((ms): TimeSpec => ({ epoch: Math.floor(ms / 1000) })),
-]);
+const time = z.union([z.number(), z.string().min(1)]).transform((value, ctx): TimeSpec => {
+  if (typeof value === 'string' && RELATIVE_TIME.test(value.trim())) return { fromNow: Number(value) };
+  try {
+    return { epoch: Math.floor(parseInstant(value) / 1000) };
+  } catch {
+    ctx.issues.push({
+      code: 'custom',
+      input: value,
+      message: 'expected an ISO-8601 instant, epoch seconds, or "+N"/"-N" seconds from now',
+    });
+    return z.NEVER;
+  }
+});
 
 /** Epoch seconds of a time claim, relative ones measured from `now` (the mock clock). */
 export function resolveTime(spec: TimeSpec | undefined, now: number): number | undefined {

@@ -2,8 +2,10 @@
 import type { RequestHandler } from 'express';
 import { PATHS } from '../paths.js';
 import { issuerOf, sendJson } from '../context.js';
+import type { Provider } from '../../provider.js';
 
-export function discoveryDocument(issuer: string): Record<string, unknown> {
+/** `scopes`: the realm's scopes (built-in and from the fixtures), for `scopes_supported`. */
+export function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: issuer + PATHS.auth,
@@ -52,20 +54,26 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     ],
     claim_types_supported: ['normal'],
     claims_parameter_supported: false,
-    scopes_supported: ['openid', 'offline_access'],
+    scopes_supported: [...scopes],
     request_parameter_supported: true,
     request_uri_parameter_supported: true,
     code_challenge_methods_supported: ['plain', 'S256'],
   };
 }
 
-export function discoveryHandler(): RequestHandler {
+export function discoveryHandler(p: Provider): RequestHandler {
   const cache = new Map<string, string>();
+  let cachedFor = p.realm;
   return (_req, res) => {
     const issuer = issuerOf(res);
+    // Replaced fixtures (PUT /mock/fixtures, --watch) may bring other scopes.
+    if (p.realm !== cachedFor) {
+      cache.clear();
+      cachedFor = p.realm;
+    }
     let body = cache.get(issuer);
     if (body === undefined) {
-      body = JSON.stringify(discoveryDocument(issuer));
+      body = JSON.stringify(discoveryDocument(issuer, [...p.realm.scopes.keys()]));
       if (cache.size > 64) cache.clear();
       cache.set(issuer, body);
     }
