@@ -79,7 +79,10 @@ export class Minter {
     const iat = resolveTime(req.issuedAt, now) ?? now;
     const lifespan = req.type === 'refresh' ? tokens.refreshTokenLifespan : tokens.accessTokenLifespan;
     const exp = iat + (req.expiresIn ?? lifespan);
+    const nbf = resolveTime(req.notBefore, now);
     try {
+      checkInstantMs(iat * 1000, 'issuedAt');
+      if (nbf !== undefined) checkInstantMs(nbf * 1000, 'notBefore');
       checkInstantMs(exp * 1000, 'exp (issuedAt + expiresIn)');
     } catch (err) {
       throw invalidRequest(`Invalid mint request: ${(err as Error).message}`);
@@ -95,7 +98,7 @@ export class Minter {
     });
     const grant: Grant = { client, subject, serviceAccount: user === undefined, scopes, sessionId, authTime };
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
-    const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), resolveTime(req.notBefore, now));
+    const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), nbf);
     const claims = applyOverrides(built, req.claims);
     const token = await this.#signer.sign(req.type === 'refresh', claims, req.header, req.signature);
     return {
