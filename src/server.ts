@@ -34,6 +34,13 @@ export interface MockIdpOptions {
   frozen?: boolean;
   /** Makes jti, session ids and codes reproducible. Default: the fixtures' `seed`, else random. */
   seed?: string;
+  /**
+   * Every QA API request (`{realm}/mock/...`) must carry `Authorization: Bearer {qaToken}`. Default: none;
+   * then the QA API refuses only browsers from other origins.
+   */
+  qaToken?: string;
+  /** false: the QA API answers 404 (the in-process `mint()` still works). Default: true. */
+  qaApi?: boolean;
   /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
   logLevel?: LogLevel;
   /** Custom logger; wins over logLevel. */
@@ -134,7 +141,10 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
   const provider = await createProvider(options);
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
-  const qa = createQaApi(provider);
+  const qa = createQaApi(provider, {
+    enabled: options.qaApi ?? true,
+    ...(options.qaToken !== undefined ? { token: options.qaToken } : {}),
+  });
   const app = createApp(provider, log, qa.hooks);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseInstant } from '../clock.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { RELATIVE_TIME } from '../qa/mint-request.js';
+import { CliError, EXIT } from './exit.js';
 
 export function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535)
@@ -67,4 +68,18 @@ export function parseKeyValue(value: string): [string, unknown] {
 /** Collects a repeatable option's values. */
 export function collect<T>(parse: (value: string) => T): (value: string, previous: T[] | undefined) => T[] {
   return (value, previous) => [...(previous ?? []), parse(value)];
+}
+
+/** `--qa-token`: a non-empty token without white space (it travels as `Authorization: Bearer TOKEN`). */
+export function parseQaToken(value: string): string {
+  if (!/^[\x21-\x7e]+$/.test(value))
+    throw new InvalidArgumentError('a non-empty token of printable ASCII without spaces.');
+  return value;
+}
+
+/** `MOCK_IDP_QA_API`: `off` (or false/0) turns the QA API off; unset, `on`, true or 1 keep it. */
+export function qaApiFromEnv(value: string | undefined): boolean {
+  if (value === undefined || value === '' || /^(on|true|1)$/i.test(value)) return true;
+  if (/^(off|false|0)$/i.test(value)) return false;
+  throw new CliError(`MOCK_IDP_QA_API=${value}: expected off or on`, EXIT.usage);
 }

@@ -12,6 +12,8 @@ import {
   parseKeyValue,
   parseLogLevel,
   parsePort,
+  parseQaToken,
+  qaApiFromEnv,
   parseSeconds,
   parseTokenTime,
   parseUrl,
@@ -74,10 +76,17 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .argParser(parseLogLevel),
     )
     .option('--quiet', 'no request log lines (same as --log-level warn)')
+    .addOption(
+      new Option('--qa-token <token>', 'every /mock request must carry Authorization: Bearer TOKEN')
+        .env('MOCK_IDP_QA_TOKEN')
+        .argParser(parseQaToken),
+    )
+    .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
     .allowExcessArguments(true)
     .action(async (options: ServeOptions, command: Command) => {
       const [first] = command.args;
       if (first !== undefined) throw new CliError(notACommand(first, program), EXIT.usage);
+      if (options.qaApi !== false) options.qaApi = qaApiFromEnv(io.env['MOCK_IDP_QA_API']);
       await serve(options, { stdout: io.stdout, stderr: io.stderr });
       outcome.running = true;
     });
@@ -156,6 +165,11 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       '--issuer <url>',
       `offline: issuer (default: the fixtures' issuer, else http://127.0.0.1:8080/realms/REALM)`,
       parseUrl,
+    )
+    .addOption(
+      new Option('--qa-token <token>', "with --server: the server's --qa-token")
+        .env('MOCK_IDP_QA_TOKEN')
+        .argParser(parseQaToken),
     )
     .option('--json', 'print {token, header, claims} instead of the bare token')
     .action(async (options: TokenOptions) => {

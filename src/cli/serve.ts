@@ -16,6 +16,9 @@ export interface ServeOptions {
   watch?: boolean;
   logLevel: LogLevel;
   quiet?: boolean;
+  qaToken?: string;
+  /** false: `--no-qa-api` or `MOCK_IDP_QA_API=off`. */
+  qaApi?: boolean;
 }
 
 export interface ServeIo {
@@ -34,6 +37,8 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     ...(o.clock !== undefined ? { clock: o.clock } : {}),
     ...(o.frozen !== undefined ? { frozen: o.frozen } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.qaToken !== undefined ? { qaToken: o.qaToken } : {}),
+    ...(o.qaApi === false ? { qaApi: false } : {}),
   };
 }
 

@@ -21,6 +21,8 @@ export interface TokenOptions {
   signature?: MintSignature;
   /** A running server: its realm base URL, or its origin (then realm `mock`). */
   server?: string;
+  /** The running server's QA token (`--qa-token`, env MOCK_IDP_QA_TOKEN). */
+  qaToken?: string;
   key?: string;
   fixtures?: string;
   clock?: string;
@@ -61,13 +63,20 @@ export function realmBaseOf(server: string): string {
   );
 }
 
-async function mintOnline(server: string, request: MintRequest): Promise<MintedToken> {
+async function mintOnline(
+  server: string,
+  request: MintRequest,
+  qaToken: string | undefined,
+): Promise<MintedToken> {
   const url = `${realmBaseOf(server)}/mock/tokens`;
   let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        ...(qaToken !== undefined ? { authorization: `Bearer ${qaToken}` } : {}),
+      },
       body: JSON.stringify(request),
     });
   } catch (err) {
@@ -114,6 +123,7 @@ export async function token(o: TokenOptions, stdout: (text: string) => void): Pr
       EXIT.usage,
     );
   const request = toMintRequest(o);
-  const minted = o.server !== undefined ? await mintOnline(o.server, request) : await mintOffline(o, request);
+  const minted =
+    o.server !== undefined ? await mintOnline(o.server, request, o.qaToken) : await mintOffline(o, request);
   stdout(o.json ? JSON.stringify(minted, null, 2) : minted.token);
 }

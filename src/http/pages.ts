@@ -1,4 +1,5 @@
 // The few HTML pages: user picker, error page, logged-out page, form_post auto-submit.
+import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 
 export function escapeHtml(value: string): string {
@@ -15,7 +16,14 @@ button:hover{background:#eaeaea}.muted{color:#666;font-size:.9rem}.error{color:#
 <body>${body}</body></html>`;
 }
 
-function send(res: Response, status: number, title: string, body: string): void {
+function send(
+  res: Response,
+  status: number,
+  title: string,
+  body: string,
+  security: SecurityHeaderOptions = {},
+): void {
+  securityHeaders(res, security);
   res
     .status(status)
     .set({ 'Cache-Control': 'no-store', 'Content-Type': 'text/html; charset=utf-8' })
@@ -73,6 +81,54 @@ export function sendFormPost(res: Response, redirectUri: string, fields: Record<
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
   const body = `<form method="post" action="${escapeHtml(redirectUri)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form>
-<script>document.forms[0].submit()</script>`;
-  send(res, 200, 'Submit', body);
+<script>${FORM_POST_SCRIPT}</script>`;
+  send(res, 200, 'Submit', body, { scripts: [FORM_POST_SCRIPT] });
+}
+
+const FORM_POST_SCRIPT = 'document.forms[0].submit()';
+
+export interface SecurityHeaderOptions {
+  /**
+   * Origins that may frame the page (the session iframe pages of PRODUCT.md §10: a client's web origins).
+   * Default: none, and `X-Frame-Options: DENY`; given, CSP `frame-ancestors` lists them and
+   * X-Frame-Options is left out (it cannot name origins).
+   */
+  frameAncestors?: readonly string[];
+  /** The page's inline `<script>` sources, allowed by their SHA-256. Default: no script runs. */
+  scripts?: readonly string[];
+  /** Origins the page may load in iframes (front-channel logout URIs). Default: none. */
+  frames?: readonly string[];
+}
+
+const scriptHashes = new Map<string, string>();
+function scriptHash(source: string): string {
+  let hash = scriptHashes.get(source);
+  if (hash === undefined) {
+    hash = `'sha256-${createHash('sha256').update(source).digest('base64')}'`;
+    scriptHashes.set(source, hash);
+  }
+  return hash;
+}
+
+/**
+ * The security headers of every HTML page (PRODUCT.md §11): a Content-Security-Policy that runs only the
+ * page's own inline scripts and loads nothing else, X-Frame-Options DENY (unless `frameAncestors` lets
+ * some origins frame it), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
+ */
+export function securityHeaders(res: Response, options: SecurityHeaderOptions = {}): void {
+  const { frameAncestors = [], scripts = [], frames = [] } = options;
+  const csp = [
+    "default-src 'none'",
+    "style-src 'unsafe-inline'",
+    "img-src 'self' data:",
+    `script-src ${scripts.length > 0 ? scripts.map(scriptHash).join(' ') : "'none'"}`,
+    ...(frames.length > 0 ? [`frame-src ${frames.join(' ')}`] : []),
+    "base-uri 'none'",
+    `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`,
+  ].join('; ');
+  res.setHeader('Content-Security-Policy', csp);
+  if (frameAncestors.length === 0) res.setHeader('X-Frame-Options', 'DENY');
+  else res.removeHeader('X-Frame-Options');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
 }

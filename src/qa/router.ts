@@ -3,6 +3,7 @@ import express from 'express';
 import type { AppHooks } from '../http/app.js';
 import { issuerOf } from '../http/context.js';
 import type { Provider } from '../provider.js';
+import { qaAccess, type QaAccess } from './access.js';
 import { clockRoutes } from './clock.js';
 import { FaultInjector, faultRoutes } from './faults.js';
 import { fixtureRoutes } from './fixtures.js';
@@ -19,13 +20,19 @@ export interface QaApi {
   mint(issuer: string, request: unknown): Promise<MintedToken>;
 }
 
-export function createQaApi(p: Provider): QaApi {
+export interface QaApiOptions extends QaAccess {
+  /** false: no /mock routes at all (404), nothing can mint, move the clock or change fixtures. Default: true. */
+  enabled?: boolean;
+}
+
+export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
   const faults = new FaultInjector();
   const minter = new Minter(p);
   // Scripts often omit Content-Type (curl -d sends form encoding): every body here is JSON.
   const json = express.json({ type: () => true, limit: '1mb' });
 
   const mock = express.Router({ caseSensitive: true });
+  mock.use(qaAccess(options));
   mock.post('/tokens', json, async (req, res) => {
     res.set('Cache-Control', 'no-store').json(await minter.mint(issuerOf(res), req.body));
   });
@@ -41,7 +48,7 @@ export function createQaApi(p: Provider): QaApi {
     hooks: {
       beforeEndpoint: faults.beforeEndpoint,
       realmRoutes: (realm) => {
-        realm.use('/mock', mock);
+        if (options.enabled !== false) realm.use('/mock', mock);
       },
     },
   };

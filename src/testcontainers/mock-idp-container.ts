@@ -28,6 +28,7 @@ export class MockIdpContainer extends GenericContainer {
   private clock: { start: string; frozen: boolean } | undefined;
   private seed: string | undefined;
   private issuer: string | undefined;
+  private qaToken: string | undefined;
 
   /** @param image default: env `MOCK_IDP_IMAGE`, else {@link MOCK_IDP_IMAGE}. */
   constructor(image: string = process.env.MOCK_IDP_IMAGE || MOCK_IDP_IMAGE) {
@@ -74,6 +75,16 @@ export class MockIdpContainer extends GenericContainer {
     return this;
   }
 
+  /**
+   * Lock the QA API (`/mock/...`) with a bearer token (passed as env `MOCK_IDP_QA_TOKEN`, not on the
+   * command line); {@link StartedMockIdpContainer.mint} sends it. Default: no token.
+   */
+  withQaToken(token: string): this {
+    this.qaToken = token;
+    this.withEnvironment({ MOCK_IDP_QA_TOKEN: token });
+    return this;
+  }
+
   override async start(): Promise<StartedMockIdpContainer> {
     const fixtures =
       this.fixturesPath === undefined
@@ -84,6 +95,7 @@ export class MockIdpContainer extends GenericContainer {
     return new StartedMockIdpContainer(started, {
       realm: fixtures.realm,
       issuer: this.issuer ?? fixtures.issuer,
+      qaToken: this.qaToken,
     });
   }
 

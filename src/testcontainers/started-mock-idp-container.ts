@@ -8,16 +8,20 @@ export interface StartedMockIdpOptions {
   realm: string;
   /** The fixed issuer (`withIssuer` or the fixtures' `issuer`), if any. */
   issuer: string | undefined;
+  /** The QA token (`withQaToken`), sent by the QA helpers; undefined when the QA API has none. */
+  qaToken?: string | undefined;
 }
 
 export class StartedMockIdpContainer extends AbstractStartedContainer {
   private readonly realm: string;
   private readonly fixedIssuer: string | undefined;
+  private readonly qaToken: string | undefined;
 
   constructor(started: StartedTestContainer, options: StartedMockIdpOptions) {
     super(started);
     this.realm = options.realm;
     this.fixedIssuer = options.issuer;
+    this.qaToken = options.qaToken;
   }
 
   getRealm(): string {
@@ -57,7 +61,11 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
     const url = `${this.getBaseUrl()}/mock/tokens`;
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(this.qaToken !== undefined ? { authorization: `Bearer ${this.qaToken}` } : {}),
+      },
       body: JSON.stringify(request),
     });
     const text = await response.text();
