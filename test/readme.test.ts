@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFixtures } from '../src/fixtures/load.js';
 import { startMockIdp, type MockIdp } from '../src/server.js';
-import { codeBlocks, runShellBlock, shownOutput } from './helpers/markdown.js';
+import { codeBlocks, runShellBlock, section, shownOutput } from './helpers/markdown.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const all = codeBlocks(readme);
@@ -53,6 +53,30 @@ describe('README', () => {
       expect(() => parseFixtures(block.body, `README.md:${block.line}`)).not.toThrow();
     },
   );
+
+  it("states one image size, the Performance table's", () => {
+    const measured = /^\| image size\s*\| ([\d.]+ MB) /m.exec(readme)?.[1];
+    expect(measured).toBeDefined();
+    const docker = section(readme, 'Docker').split('\n### Testcontainers')[0] ?? '';
+    const stated = [...docker.matchAll(/([\d.]+) MB/g)].map((m) => `${m[1]} MB`);
+    expect(stated.length).toBeGreaterThan(0);
+    expect(new Set(stated)).toEqual(new Set([measured]));
+  });
+
+  it('the compose health-check timing matches the image and the measured start', () => {
+    const compose = all.find((b) => b.lang === 'yaml' && b.body.includes('services:'));
+    const body = compose?.body ?? '';
+    const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
+    const imageInterval = /HEALTHCHECK --interval=(\d+)s/.exec(dockerfile)?.[1];
+    expect(body).toContain(`HEALTHCHECK probes every ${imageInterval} s`);
+    expect(body).toContain(`compose sees it healthy ${imageInterval} s after start`);
+    // The measured start (Performance: `run` → /health) fits within the compose probe interval stated.
+    const startMs = Number(/`run` → `\/health` 200 \(median of 3\)\s*\| ([\d,]+) ms/.exec(readme)?.[1]);
+    const interval = Number(/healthcheck: \{ interval: (\d+)s/.exec(body)?.[1]);
+    expect(startMs).toBeGreaterThan(0);
+    expect(startMs).toBeLessThanOrEqual(interval * 1000);
+    expect(body).toContain(`about ${(Math.round(startMs / 100) / 10).toFixed(1)} s after start`);
+  });
 
   it.each(pinned.map((b) => [b.file, b] as const))('block pinned to %s is that file', (file, block) => {
     const source = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
