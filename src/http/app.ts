@@ -2,6 +2,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
+import type { Why } from '../oauth/refusal.js';
 import type { Provider } from '../provider.js';
 import { authorizeHandler } from './endpoints/authorize.js';
 import { certsHandler } from './endpoints/certs.js';
@@ -37,7 +38,19 @@ function requestLog(log: Logger): RequestHandler {
       if (grant !== undefined) parts.push(`grant=${grant}`);
       if (error !== undefined) parts.push(`error=${error}`);
       parts.push(`${(performance.now() - start).toFixed(1)}ms`);
-      log.info(parts.join(' '));
+      const why = res.locals['why'] as Why | undefined;
+      if (log.level !== 'debug' || why === undefined) {
+        log.info(parts.join(' '));
+        return;
+      }
+      // At debug, a refusal says why on the next line (the explanation may need to look at the token).
+      void (typeof why === 'string' ? Promise.resolve(why) : why()).then(
+        (reason) => {
+          log.info(parts.join(' '));
+          log.debug(`  why: ${reason}`);
+        },
+        () => log.info(parts.join(' ')),
+      );
     });
     next();
   };

@@ -35,6 +35,11 @@ export function sendNoStore(res: Response, body: unknown, status = 200): void {
   sendJson(res, status, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 }
 
+/** At `--log-level debug`, the request log says why the request was refused (computed only then). */
+export function noteWhy(res: Response, why: string | (() => Promise<string>)): void {
+  res.locals['why'] = why;
+}
+
 /** Records what the request log line should say about the client and grant. */
 export function noteForLog(res: Response, fields: { client?: string; grant?: string }): void {
   Object.assign(res.locals, fields);

@@ -28,6 +28,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     }
     res.locals['error'] = err instanceof OAuthError ? err.error : undefined;
     if (err instanceof OAuthError) {
+      res.locals['why'] ??= err.why ?? err.description;
+      res.locals['client'] ??= err.clientId;
       sendOAuthError(res, err);
       return;
     }

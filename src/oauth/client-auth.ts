@@ -5,7 +5,7 @@ import type { Client } from '../fixtures/realm.js';
 import type { AuthMethod } from '../fixtures/schema.js';
 import type { Provider } from '../provider.js';
 import { Clock } from '../clock.js';
-import { invalidClient, invalidRequest } from './errors.js';
+import { explained, invalidClient, invalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
 import { ASSERTION_TOLERANCE_S } from './store.js';
 
@@ -47,8 +47,42 @@ function sameSecret(a: string, b: string): boolean {
 
 function lookup(p: Provider, id: string): Client {
   const client = p.realm.clients.get(id);
-  if (client === undefined) throw invalidClient(INVALID_CREDENTIALS);
+  if (client === undefined)
+    throw explained(invalidClient(INVALID_CREDENTIALS), {
+      why: `unknown client "${id}" (not in the fixtures)`,
+    });
   return client;
+}
+
+/** The 401 for a secret that does not match; the log (at debug) says which case it was. */
+function wrongSecret(client: Client, method: AuthMethod): OAuthError {
+  return explained(invalidClient(INVALID_CREDENTIALS, 'unauthorized_client'), {
+    why:
+      client.secret === undefined
+        ? `client "${client.id}" has no secret in the fixtures`
+        : `wrong client secret for "${client.id}" (${method})`,
+  });
+}
+
+/** The client id a request names (Basic user, client_id, or an assertion's sub/iss), for the log. */
+function namedClient(input: ClientAuthInput): string | undefined {
+  if (input.authorization !== undefined && /^Basic\s/i.test(input.authorization)) {
+    try {
+      return parseBasic(input.authorization).id;
+    } catch {
+      return undefined;
+    }
+  }
+  const assertion = input.params.get('client_assertion');
+  if (assertion !== undefined) {
+    try {
+      const { sub, iss } = decodeJwt(assertion);
+      return sub ?? iss;
+    } catch {
+      return undefined;
+    }
+  }
+  return input.params.get('client_id');
 }
 
 function requireMethod(client: Client, method: AuthMethod): void {
@@ -60,8 +94,20 @@ function requireMethod(client: Client, method: AuthMethod): void {
   }
 }
 
-/** Authenticates the calling client; 401 invalid_client / unauthorized_client on failure. */
+/**
+ * Authenticates the calling client; 401 invalid_client / unauthorized_client on failure, carrying the
+ * client id the request named for the log line.
+ */
 export async function authenticateClient(p: Provider, input: ClientAuthInput): Promise<AuthenticatedClient> {
+  try {
+    return await authenticate(p, input);
+  } catch (err) {
+    if (err instanceof OAuthError) explained(err, { clientId: namedClient(input) });
+    throw err;
+  }
+}
+
+async function authenticate(p: Provider, input: ClientAuthInput): Promise<AuthenticatedClient> {
   const { params } = input;
   const assertion = params.get('client_assertion');
   const bodySecret = params.get('client_secret');
@@ -81,7 +127,7 @@ export async function authenticateClient(p: Provider, input: ClientAuthInput): P
       throw invalidRequest('client_id in the body differs from the Authorization header');
     requireMethod(client, 'client_secret_basic');
     if (client.secret === undefined || !sameSecret(secret, client.secret))
-      throw invalidClient(INVALID_CREDENTIALS, 'unauthorized_client');
+      throw wrongSecret(client, 'client_secret_basic');
     return { client, method: 'client_secret_basic' };
   }
   if (assertion !== undefined)
@@ -96,7 +142,7 @@ export async function authenticateClient(p: Provider, input: ClientAuthInput): P
   if (bodySecret !== undefined) {
     requireMethod(client, 'client_secret_post');
     if (client.secret === undefined || !sameSecret(bodySecret, client.secret))
-      throw invalidClient(INVALID_CREDENTIALS, 'unauthorized_client');
+      throw wrongSecret(client, 'client_secret_post');
     return { client, method: 'client_secret_post' };
   }
   if (!client.authMethods.includes('none')) {

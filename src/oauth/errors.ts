@@ -21,6 +21,10 @@ export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** For the debug log only: why, in more detail than the client is told (never a secret or token). */
+  why?: string | (() => Promise<string>);
+  /** The client the failed request named, for the request log line. */
+  clientId?: string;
 
   constructor(
     error: OAuthErrorCode,
@@ -41,6 +45,16 @@ export class OAuthError extends Error {
   toJSON(): { error: OAuthErrorCode; error_description: string } {
     return { error: this.error, error_description: this.message };
   }
+}
+
+/** Adds log-only detail to an error (see OAuthError.why / clientId) and returns it. */
+export function explained(
+  err: OAuthError,
+  detail: { why?: string | (() => Promise<string>); clientId?: string | undefined },
+): OAuthError {
+  if (detail.why !== undefined) err.why = detail.why;
+  if (detail.clientId !== undefined) err.clientId = detail.clientId;
+  return err;
 }
 
 export const invalidRequest = (d: string): OAuthError => new OAuthError('invalid_request', d);

@@ -4,7 +4,8 @@ import type { Provider } from '../../provider.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { introspect } from '../../oauth/introspect.js';
-import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { explainRefusal } from '../../oauth/refusal.js';
+import { issuerOf, noteForLog, noteWhy, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../paths.js';
 
 export function introspectHandler(p: Provider): RequestHandler {
@@ -26,6 +27,8 @@ export function introspectHandler(p: Provider): RequestHandler {
         403,
       );
     const token = params.require('token');
-    sendNoStore(res, await introspect(p, client, token));
+    const answer = await introspect(p, client, token);
+    if (answer['active'] !== true) noteWhy(res, () => explainRefusal(p, token));
+    sendNoStore(res, answer);
   };
 }

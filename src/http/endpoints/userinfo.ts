@@ -1,7 +1,8 @@
 // GET|POST /protocol/openid-connect/userinfo: the claims of the bearer's user.
 import type { Request, RequestHandler } from 'express';
 import type { Provider } from '../../provider.js';
-import { invalidRequest, invalidToken } from '../../oauth/errors.js';
+import { explained, invalidRequest, invalidToken } from '../../oauth/errors.js';
+import { explainRefusal } from '../../oauth/refusal.js';
 import { releasedClaims } from '../../tokens/placement.js';
 import { noteForLog, paramsOf, sendNoStore } from '../context.js';
 
@@ -19,9 +20,12 @@ function bearerToken(req: Request): string {
 
 export function userinfoHandler(p: Provider): RequestHandler {
   return async (req, res) => {
-    const verified = await p.verifyOwnToken(bearerToken(req));
+    const token = bearerToken(req);
+    const verified = await p.verifyOwnToken(token);
     if (verified?.kind !== 'access')
-      throw invalidToken('Token verification failed: not an active access token of this realm');
+      throw explained(invalidToken('Token verification failed: not an active access token of this realm'), {
+        why: () => explainRefusal(p, token, 'access'),
+      });
     const { claims } = verified;
     const azp = typeof claims['azp'] === 'string' ? claims['azp'] : undefined;
     noteForLog(res, azp !== undefined ? { client: azp } : {});

@@ -2,7 +2,8 @@
 import type { Client } from '../../fixtures/realm.js';
 import type { Provider } from '../../provider.js';
 import type { Grant } from '../../tokens/claims.js';
-import { invalidGrant, unauthorizedClient } from '../errors.js';
+import { explained, invalidGrant, unauthorizedClient } from '../errors.js';
+import { explainRefusal } from '../refusal.js';
 import type { Params } from '../params.js';
 import { narrowScopes, parseScope } from '../scopes.js';
 
@@ -13,8 +14,11 @@ export async function grantRefreshToken(p: Provider, client: Client, params: Par
   const token = params.require('refresh_token');
   const verified = await p.verifyOwnToken(token);
   if (verified === undefined || verified.kind !== 'refresh') {
-    throw invalidGrant(
-      'Invalid refresh token: not a refresh token of this realm, expired, revoked, or its session has ended',
+    throw explained(
+      invalidGrant(
+        'Invalid refresh token: not a refresh token of this realm, expired, revoked, or its session has ended',
+      ),
+      { why: () => explainRefusal(p, token, 'refresh') },
     );
   }
   const { claims } = verified;
