@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
-import { Store } from './oauth/store.js';
+import { Store, type Session } from './oauth/store.js';
 import { hmacKey, realmSecret, type RealmSecret } from './tokens/sign.js';
 
 export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
@@ -32,6 +32,7 @@ const KIND_BY_TYP = new Map<unknown, OwnTokenKind>([
 
 export class Provider {
   #realm: Realm;
+  #generation = 0;
   readonly clock: Clock;
   readonly ids: Ids;
   readonly keys: KeyStore;
@@ -54,9 +55,19 @@ export class Provider {
     return this.#realm;
   }
 
-  /** Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay. */
+  /**
+   * Counts fixture replacements. A browser's session cookie names the generation it was set in, so
+   * replacing the fixtures ends every browser session (the next authorize shows the login page) while
+   * the sessions' tokens stay active.
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end. */
   replaceRealm(realm: Realm): void {
     this.#realm = realm;
+    this.#generation++;
   }
 
   /** The realm base URL for a request origin (`http://host:port`), unless an issuer is fixed. */
@@ -70,16 +81,32 @@ export class Provider {
    */
   openSession(init: {
     clientId: string;
+    issuer: string;
     username?: string;
     sub: string;
     authTime: number;
     until?: number;
+    /** A browser sign-in (authorize): the session may be held in the browser's cookies. */
+    browser?: boolean;
   }): string {
     const id = this.ids.uuid('session');
-    const { until, ...session } = init;
+    const { until, browser, ...session } = init;
     const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
-    this.store.addSession({ id, ...session, expiresAt: Math.max(idle, until ?? 0) });
+    this.store.addSession({
+      id,
+      ...session,
+      clients: [init.clientId],
+      browser: browser ?? false,
+      expiresAt: Math.max(idle, until ?? 0),
+    });
     return id;
+  }
+
+  /** Keeps a session alive for another idle period (a token set issued, a single sign-on). */
+  touchSession(session: Session, clientId?: string): void {
+    const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
+    session.expiresAt = Math.max(session.expiresAt, idle);
+    if (clientId !== undefined && !session.clients.includes(clientId)) session.clients.push(clientId);
   }
 
   /**

@@ -13,6 +13,7 @@ import { createLogger, type Logger, type LogLevel } from './log.js';
 import { Provider } from './provider.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi } from './qa/router.js';
+import { BackchannelLogout } from './oauth/backchannel-logout.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -145,6 +146,12 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     enabled: options.qaApi ?? true,
     ...(options.qaToken !== undefined ? { token: options.qaToken } : {}),
   });
+  // Sessions that end (logout, QA API, idle expiry) are told to their clients' back-channel logout URIs.
+  const backchannel = new BackchannelLogout(provider, log);
+  provider.store.onSessionEnd((session) => backchannel.notify(session));
+  // Idle sessions end on the mock clock: look once a second (and the clock may jump when moved).
+  const expiry = setInterval(() => provider.store.expireSessions(), 1000);
+  expiry.unref();
   const app = createApp(provider, log, qa.hooks);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -164,6 +171,10 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     clock: provider.clock,
     provider,
     mint: (request) => qa.mint(provider.issuerFor(url), request),
-    close: (closeOptions = {}) => closeServer(server, closeOptions.graceMs ?? 0),
+    close: (closeOptions = {}) => {
+      clearInterval(expiry);
+      backchannel.close();
+      return closeServer(server, closeOptions.graceMs ?? 0);
+    },
   };
 }

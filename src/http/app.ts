@@ -10,6 +10,12 @@ import { discoveryHandler } from './endpoints/discovery.js';
 import { introspectHandler } from './endpoints/introspect.js';
 import { logoutHandler } from './endpoints/logout.js';
 import { revokeHandler } from './endpoints/revoke.js';
+import {
+  checkSessionInitHandler,
+  checkSessionPageHandler,
+  checkSessionStatusHandler,
+  thirdPartyCookiesHandler,
+} from './endpoints/session-iframe.js';
 import { tokenHandler } from './endpoints/token.js';
 import { userinfoHandler } from './endpoints/userinfo.js';
 import { sendJson } from './context.js';
@@ -87,6 +93,11 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
   realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
   realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));
+  realm.get(PATHS.checkSession, checkSessionPageHandler(p));
+  realm.get(PATHS.checkSessionInit, checkSessionInitHandler(p));
+  realm.get(PATHS.checkSessionStatus, checkSessionStatusHandler(p));
+  realm.get(PATHS.thirdPartyCookiesStep1, thirdPartyCookiesHandler(p, 1));
+  realm.get(PATHS.thirdPartyCookiesStep2, thirdPartyCookiesHandler(p, 2));
   const allowed: [string, string][] = [
     [PATHS.token, 'POST'],
     [PATHS.introspect, 'POST'],

@@ -1,18 +1,31 @@
-// The few HTML pages: user picker, error page, logged-out page, form_post auto-submit.
+// The few HTML pages: login page, error page, logged-out page, form_post auto-submit.
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
+import type { Subject } from '../fixtures/realm.js';
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+const STYLE = `*{box-sizing:border-box}body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d2330;background:#f4f6f9;line-height:1.4}
+h1{font-size:1.4rem;margin:.2rem 0 .3rem}.client{font-family:ui-monospace,monospace;background:#e3e8f0;padding:0 .3rem;border-radius:4px}
+.muted{color:#5b6475;font-size:.9rem;margin:.2rem 0 1rem}.error{color:#a00}
+ul.users{list-style:none;padding:0;margin:0;display:grid;gap:.6rem}
+button{font:inherit;cursor:pointer}
+button.user{display:block;width:100%;text-align:left;padding:.8rem 1rem;border:1px solid #c9d1de;border-radius:10px;background:#fff;box-shadow:0 1px 2px rgba(0,0,0,.05)}
+button.user:hover,button.user:focus{border-color:#2f6fdf;outline:2px solid #cfe0ff}
+.name{display:block;font-weight:600;font-size:1.05rem;margin-bottom:.3rem}
+.facts{display:flex;flex-wrap:wrap;gap:.25rem .9rem;font-size:.85rem}.fact{white-space:nowrap}
+.k{color:#5b6475}.v{font-family:ui-monospace,monospace}
+button.cancel{margin-top:1.2rem;padding:.6rem 1.4rem;border:1px solid #c9d1de;border-radius:8px;background:#eef1f5;color:#1d2330}
+button.cancel:hover{background:#e1e6ee}
+@media (max-width:30rem){body{margin:1rem auto}.facts{flex-direction:column;gap:.1rem}button.cancel{width:100%}}`;
+
 function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · mock-idp</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}
-button{display:block;width:100%;text-align:left;margin:.4rem 0;padding:.7rem 1rem;font-size:1rem;border:1px solid #bbb;border-radius:6px;background:#f7f7f7;cursor:pointer}
-button:hover{background:#eaeaea}.muted{color:#666;font-size:.9rem}.error{color:#a00}</style></head>
+<style>${STYLE}</style></head>
 <body>${body}</body></html>`;
 }
 
@@ -39,39 +52,98 @@ export function sendErrorPage(res: Response, status: number, message: string): v
   );
 }
 
-export function sendLoggedOutPage(res: Response): void {
-  send(res, 200, 'Logged out', '<h1>You are logged out</h1>');
+export interface LoggedOutPage {
+  /** Front-channel logout URIs, each loaded in a hidden iframe. */
+  frames: string[];
+  /** Where to go once the frames have loaded (post_logout_redirect_uri with state). */
+  next?: string;
 }
 
-export interface PickerUser {
-  username: string;
-  name?: string;
+/** Waits for every front-channel iframe (at most 3 s), then follows data-next when there is one. */
+const LOGGED_OUT_SCRIPT = `(() => {
+  const frames = [...document.querySelectorAll('iframe.frontchannel')];
+  const next = document.body.dataset.next;
+  let pending = frames.length;
+  const done = () => { if (next) location.replace(next); };
+  const one = () => { if (--pending === 0) done(); };
+  frames.forEach((f) => f.addEventListener('load', one, { once: true }));
+  if (pending === 0) done(); else setTimeout(done, 3000);
+})();`;
+
+export function sendLoggedOutPage(res: Response, page: LoggedOutPage = { frames: [] }): void {
+  if (page.frames.length === 0 && page.next === undefined) {
+    send(res, 200, 'Logged out', '<h1>You are logged out</h1>');
+    return;
+  }
+  securityHeaders(res, {
+    scripts: [LOGGED_OUT_SCRIPT],
+    frames: [...new Set(page.frames.map((f) => new URL(f).origin))],
+  });
+  const frames = page.frames
+    .map(
+      (f) =>
+        `<iframe class="frontchannel" src="${escapeHtml(f)}" title="front-channel logout" hidden></iframe>`,
+    )
+    .join('');
+  const body = `<h1>You are logged out</h1>${frames}<script>${LOGGED_OUT_SCRIPT}</script>`;
+  const html = layout('Logged out', body).replace(
+    '<body>',
+    page.next !== undefined ? `<body data-next="${escapeHtml(page.next)}">` : '<body>',
+  );
+  res.status(200).set({ 'Cache-Control': 'no-store', 'Content-Type': 'text/html; charset=utf-8' }).send(html);
 }
 
-/** A list of fixture users; each button posts the authorize request again with login_hint. */
-export function sendUserPicker(
-  res: Response,
-  action: string,
-  params: [string, string][],
-  users: PickerUser[],
-  clientId: string,
-  notice?: string,
-): void {
-  const hidden = params
-    .filter(([k]) => k !== 'login_hint')
+/** A national id as the login page shows it: the birth date part, the personal number masked (DDMMYY*****). */
+export function maskNationalId(nnin: string): string {
+  return /^\d{11}$/.test(nnin) ? `${nnin.slice(0, 6)}*****` : nnin;
+}
+
+export interface LoginPage {
+  /** The authorize endpoint the form posts back to. */
+  action: string;
+  /** The authorize request's parameters, repeated as hidden fields. */
+  params: [string, string][];
+  users: Subject[];
+  clientId: string;
+  notice?: string;
+}
+
+function userButton(u: Subject): string {
+  const text = (key: string): string | undefined => {
+    const value = u.claims[key];
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  };
+  const name = text('name') ?? u.username;
+  const nnin = text('nnin_altsub');
+  const facts: [string, string | undefined][] = [
+    ['Username', u.username],
+    ['idp_altsub', text('idp_altsub')],
+    ['National id', nnin !== undefined ? maskNationalId(nnin) : undefined],
+    ['acr', u.acr ?? '1'],
+  ];
+  const dl = facts
+    .filter((f): f is [string, string] => f[1] !== undefined)
+    .map(
+      ([k, v]) =>
+        `<span class="fact"><span class="k">${escapeHtml(k)}</span> <span class="v">${escapeHtml(v)}</span></span>`,
+    )
+    .join('');
+  return `<li><button type="submit" class="user" name="login_hint" value="${escapeHtml(u.username)}"><span class="name">${escapeHtml(name)}</span><span class="facts">${dl}</span></button></li>`;
+}
+
+/** The login page: every fixture user as a button that posts the authorize request again with login_hint. */
+export function sendLoginPage(res: Response, page: LoginPage): void {
+  const hidden = page.params
+    .filter(([k]) => k !== 'login_hint' && k !== 'cancel')
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
-  const buttons = users
-    .map(
-      (u) =>
-        `<button type="submit" name="login_hint" value="${escapeHtml(u.username)}">${escapeHtml(u.name ?? u.username)} <span class="muted">(${escapeHtml(u.username)})</span></button>`,
-    )
-    .join('\n');
-  const body = `<h1>Sign in to ${escapeHtml(clientId)}</h1>${notice !== undefined ? `<p class="error">${escapeHtml(notice)}</p>` : ''}
-<p class="muted">mock-idp: pick a fixture user.</p>
-<form method="post" action="${escapeHtml(action)}">${hidden}
-${buttons || '<p>No users in the fixtures.</p>'}
-</form>`;
+  const users = page.users.map(userButton).join('\n');
+  const body = `<main class="login"><h1>Sign in to <span class="client">${escapeHtml(page.clientId)}</span></h1>
+<p class="muted">mock-idp test login: choose a test person.</p>${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
+<form method="post" action="${escapeHtml(page.action)}">${hidden}
+${users !== '' ? `<ul class="users">${users}</ul>` : '<p>No users in the fixtures.</p>'}
+<button type="submit" class="cancel" name="cancel" value="true">Cancel</button>
+</form></main>`;
   send(res, 200, 'Sign in', body);
 }
 
@@ -98,6 +170,8 @@ export interface SecurityHeaderOptions {
   scripts?: readonly string[];
   /** Origins the page may load in iframes (front-channel logout URIs). Default: none. */
   frames?: readonly string[];
+  /** Sources the page's scripts may fetch (`'self'` for the session iframe). Default: none. */
+  connect?: readonly string[];
 }
 
 const scriptHashes = new Map<string, string>();
@@ -116,13 +190,14 @@ function scriptHash(source: string): string {
  * some origins frame it), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
  */
 export function securityHeaders(res: Response, options: SecurityHeaderOptions = {}): void {
-  const { frameAncestors = [], scripts = [], frames = [] } = options;
+  const { frameAncestors = [], scripts = [], frames = [], connect = [] } = options;
   const csp = [
     "default-src 'none'",
     "style-src 'unsafe-inline'",
     "img-src 'self' data:",
     `script-src ${scripts.length > 0 ? scripts.map(scriptHash).join(' ') : "'none'"}`,
     ...(frames.length > 0 ? [`frame-src ${frames.join(' ')}`] : []),
+    ...(connect.length > 0 ? [`connect-src ${connect.join(' ')}`] : []),
     "base-uri 'none'",
     `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`,
   ].join('; ');

@@ -10,6 +10,10 @@ export const PATHS = {
   logout: '/protocol/openid-connect/logout',
   revoke: '/protocol/openid-connect/revoke',
   checkSession: '/protocol/openid-connect/login-status-iframe.html',
+  checkSessionInit: '/protocol/openid-connect/login-status-iframe.html/init',
+  checkSessionStatus: '/protocol/openid-connect/login-status-iframe.html/status',
+  thirdPartyCookiesStep1: '/protocol/openid-connect/3p-cookies/step1.html',
+  thirdPartyCookiesStep2: '/protocol/openid-connect/3p-cookies/step2.html',
   registration: '/clients-registrations/openid-connect',
 } as const;
 

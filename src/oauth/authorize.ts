@@ -1,6 +1,8 @@
 // The authorize request: validation steps and code issuance, apart from HTTP.
 import type { Client, Subject } from '../fixtures/realm.js';
 import type { Provider } from '../provider.js';
+import { sessionStateFor } from './browser-session.js';
+import type { Session } from './store.js';
 import { buildIdClaims } from '../tokens/claims.js';
 import { halfHash, signRs256 } from '../tokens/sign.js';
 import { OAuthError, invalidRequest } from './errors.js';
@@ -19,6 +21,34 @@ export interface AuthorizeRequest {
   nonce?: string;
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
+  /** `prompt` values: `none` (silent), `login` (the login page even with a session), `consent`, `select_account`. */
+  prompt: Set<Prompt>;
+  /** `max_age`, seconds: a session authenticated longer ago than this needs a new login. */
+  maxAge?: number;
+}
+
+const PROMPTS = ['none', 'login', 'consent', 'select_account'] as const;
+export type Prompt = (typeof PROMPTS)[number];
+
+/** `prompt` (OIDC Core 3.1.2.1): space-separated known values; `none` stands alone. */
+export function parsePrompt(value: string | undefined): Set<Prompt> {
+  const prompt = new Set<Prompt>();
+  for (const part of (value ?? '').split(' ')) {
+    if (part === '') continue;
+    if (!(PROMPTS as readonly string[]).includes(part))
+      throw invalidRequest(`Invalid parameter: prompt "${part}" (none, login, consent or select_account)`);
+    prompt.add(part as Prompt);
+  }
+  if (prompt.has('none') && prompt.size > 1)
+    throw invalidRequest('Invalid parameter: prompt=none cannot be combined with other values');
+  return prompt;
+}
+
+function parseMaxAge(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(value))
+    throw invalidRequest('Invalid parameter: max_age (seconds, a non-negative integer)');
+  return Number(value);
 }
 
 /** Checks everything after client and redirect_uri; errors from here are sent to the redirect_uri. */
@@ -68,8 +98,12 @@ export function checkAuthorizeRequest(
   if (client.pkce === 'required' && codeChallenge === undefined)
     throw invalidRequest(`Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`);
   const state = params.get('state');
+  const prompt = parsePrompt(params.get('prompt'));
+  const maxAge = parseMaxAge(params.get('max_age'));
   return {
     client,
+    prompt,
+    ...(maxAge !== undefined ? { maxAge } : {}),
     redirectUri,
     responseType: type,
     responseMode: mode,
@@ -81,16 +115,27 @@ export function checkAuthorizeRequest(
   };
 }
 
-/** Logs the user in (a new session), stores a code and returns the response parameters. */
+/**
+ * Whether `session` may sign this request in without the login page: no `prompt=login`, and within
+ * `max_age` of its last real login.
+ */
+export function sessionSatisfies(req: AuthorizeRequest, session: Session, now: number): boolean {
+  if (req.prompt.has('login')) return false;
+  return req.maxAge === undefined || now - session.authTime <= req.maxAge;
+}
+
+/** Stores a code for `session` and returns the response parameters (with an ID token for `code id_token`). */
 export async function issueCode(
   p: Provider,
   req: AuthorizeRequest,
-  username: string,
+  session: Session,
   user: Subject,
   issuer: string,
 ): Promise<Record<string, string>> {
   const now = p.clock.nowSeconds();
-  const sessionId = p.openSession({ clientId: req.client.id, username, sub: user.sub, authTime: now });
+  const sessionId = session.id;
+  const username = user.username;
+  const sessionState = sessionStateFor(req.client.id, req.redirectUri, sessionId, p.ids.opaque('salt', 12));
   const code = `${p.ids.opaque('code', 24)}.${sessionId}`;
   p.store.addCode({
     code,
@@ -98,6 +143,7 @@ export async function issueCode(
     redirectUri: req.redirectUri,
     scopes: req.scopes,
     sessionId,
+    sessionState,
     username,
     expiresAt: now + p.realm.tokens.codeLifespan,
     ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
@@ -106,7 +152,7 @@ export async function issueCode(
   });
   const out: Record<string, string> = {};
   if (req.state !== undefined) out['state'] = req.state;
-  out['session_state'] = sessionId;
+  out['session_state'] = sessionState;
   out['iss'] = issuer;
   out['code'] = code;
   if (req.responseType === 'code id_token') {
@@ -116,7 +162,8 @@ export async function issueCode(
       serviceAccount: false,
       scopes: req.scopes,
       sessionId,
-      authTime: now,
+      sessionState,
+      authTime: session.authTime,
       ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
     };
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat: now, exp: now + p.realm.tokens.accessTokenLifespan };

@@ -1,4 +1,4 @@
-// redirect_uri rules: exact match, or a registered value ending in * matches as a prefix.
+// redirect_uri and post_logout_redirect_uri rules: exact match, or a registered value ending in * matches as a prefix.
 import type { Client } from '../fixtures/realm.js';
 
 /**
@@ -8,7 +8,12 @@ import type { Client } from '../fixtures/realm.js';
 export function isRegisteredRedirect(client: Client, uri: string): boolean {
   const url = URL.canParse(uri) ? new URL(uri) : undefined;
   if (url === undefined || url.username !== '' || url.password !== '' || uri.includes('#')) return false;
-  return client.redirectUris.some((registered) =>
-    registered.endsWith('*') ? uri.startsWith(registered.slice(0, -1)) : uri === registered,
-  );
+  return client.redirectUris.some((registered) => matchesRegistered(registered, uri));
+}
+
+/** As Keycloak matches: exact, or a prefix for a trailing `*`; a registered `{base}/*` also accepts the bare `{base}`. */
+function matchesRegistered(registered: string, uri: string): boolean {
+  if (!registered.endsWith('*')) return uri === registered;
+  const prefix = registered.slice(0, -1);
+  return uri.startsWith(prefix) || (prefix.endsWith('/') && uri === prefix.slice(0, -1));
 }

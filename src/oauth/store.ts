@@ -3,7 +3,14 @@ import { Clock } from '../clock.js';
 
 export interface Session {
   id: string;
+  /** The client the session was opened for. */
   clientId: string;
+  /** Every client that received tokens in this session (single sign-on adds to it), first one first. */
+  clients: string[];
+  /** The realm base URL the session's tokens name (back-channel logout tokens use it). */
+  issuer: string;
+  /** Opened by a browser sign-in (authorize), so the browser may hold it in its session cookies. */
+  browser: boolean;
   /** Fixture username, or undefined for a client's service account. */
   username?: string;
   sub: string;
@@ -13,6 +20,11 @@ export interface Session {
   expiresAt: number;
 }
 
+/** Why a session ended: told to whoever listens (back-channel logout). */
+export type SessionEndReason = 'logout' | 'qa' | 'expired' | 'replaced' | 'revoked';
+
+export type SessionEndListener = (session: Session, reason: SessionEndReason) => void;
+
 export interface CodeGrant {
   code: string;
   clientId: string;
@@ -21,6 +33,8 @@ export interface CodeGrant {
   sessionId: string;
   username: string;
   nonce?: string;
+  /** OIDC Session Management `session_state` of the authorize response, carried into the tokens. */
+  sessionState?: string;
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
   expiresAt: number;
@@ -38,9 +52,19 @@ export class Store {
   readonly #revoked = new Map<string, number>();
   readonly #assertions = new Map<string, number>();
   #writes = 0;
+  readonly #listeners: SessionEndListener[] = [];
 
   constructor(clock: Clock) {
     this.#clock = clock;
+  }
+
+  /** Called for every session that ends: ended explicitly or found idle past its expiry. */
+  onSessionEnd(listener: SessionEndListener): void {
+    this.#listeners.push(listener);
+  }
+
+  #ended(session: Session, reason: SessionEndReason): void {
+    for (const listener of this.#listeners) listener(session, reason);
   }
 
   addSession(session: Session): void {
@@ -60,14 +84,36 @@ export class Store {
     return [...this.#sessions.values()].filter((s) => s.expiresAt > now);
   }
 
-  endSession(id: string): boolean {
-    return this.#sessions.delete(id);
+  /** Ends a session (its tokens stop being active); false when there was none. */
+  endSession(id: string, reason: SessionEndReason): boolean {
+    const session = this.#sessions.get(id);
+    if (session === undefined) return false;
+    this.#sessions.delete(id);
+    if (session.expiresAt > this.#clock.nowSeconds()) this.#ended(session, reason);
+    else this.#ended(session, 'expired');
+    return true;
   }
 
-  endAllSessions(): number {
-    const n = this.#sessions.size;
+  /** Ends every session and drops every code; returns how many sessions were active. */
+  endAllSessions(reason: SessionEndReason): number {
+    const now = this.#clock.nowSeconds();
+    const all = [...this.#sessions.values()];
     this.#sessions.clear();
     this.#codes.clear();
+    for (const s of all) this.#ended(s, s.expiresAt > now ? reason : 'expired');
+    return all.filter((s) => s.expiresAt > now).length;
+  }
+
+  /** Removes sessions idle past their expiry and tells the listeners; returns how many. */
+  expireSessions(): number {
+    const now = this.#clock.nowSeconds();
+    let n = 0;
+    for (const [id, s] of this.#sessions) {
+      if (s.expiresAt > now) continue;
+      this.#sessions.delete(id);
+      this.#ended(s, 'expired');
+      n++;
+    }
     return n;
   }
 
@@ -104,7 +150,7 @@ export class Store {
   #maybeSweep(): void {
     if (++this.#writes % SWEEP_EVERY !== 0) return;
     const now = this.#clock.nowSeconds();
-    for (const [id, s] of this.#sessions) if (s.expiresAt <= now) this.#sessions.delete(id);
+    this.expireSessions();
     for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
     for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);
     // An assertion verifies while either the mock or the real clock is before its exp (+ tolerance): its jti

@@ -63,8 +63,7 @@ export async function issueTokenSet(
       : undefined;
 
   const session = p.store.activeSession(grant.sessionId);
-  if (session !== undefined)
-    session.expiresAt = Math.max(session.expiresAt, now + tokens.refreshTokenLifespan);
+  if (session !== undefined) p.touchSession(session, grant.client.id);
 
   return {
     access_token,
@@ -74,7 +73,7 @@ export async function issueTokenSet(
     token_type: tokens.tokenType,
     ...(id_token !== undefined ? { id_token } : {}),
     'not-before-policy': tokens.notBeforePolicy,
-    ...(tokens.sessionStateInResponse ? { session_state: grant.sessionId } : {}),
+    ...(tokens.sessionStateInResponse ? { session_state: grant.sessionState ?? grant.sessionId } : {}),
     scope: grant.scopes.join(' '),
     sid: grant.sessionId,
     ...(proof !== undefined ? { idp_proof: proof } : {}),

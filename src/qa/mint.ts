@@ -91,6 +91,7 @@ export class Minter {
     // A session as the real grants make, so a minted refresh token works at the token endpoint.
     const sessionId = p.openSession({
       clientId: client.id,
+      issuer,
       ...(user !== undefined ? { username: user } : {}),
       sub: subject.sub,
       authTime,

@@ -9,11 +9,11 @@ export function sessionRoutes(p: Provider): express.Router {
     res.json({ sessions: p.store.sessions() });
   });
   router.delete('/', (_req, res) => {
-    res.json({ ended: p.store.endAllSessions() });
+    res.json({ ended: p.store.endAllSessions('qa') });
   });
   router.delete('/:id', (req, res) => {
     const id = req.params['id'] ?? '';
-    if (p.store.activeSession(id) === undefined || !p.store.endSession(id))
+    if (p.store.activeSession(id) === undefined || !p.store.endSession(id, 'qa'))
       throw new OAuthError('not_found', `No active session "${id}"`, 404);
     res.json({ ended: 1 });
   });

@@ -9,6 +9,8 @@ export interface Grant {
   serviceAccount: boolean;
   scopes: string[];
   sessionId: string;
+  /** OIDC Session Management `session_state` of a browser sign-in; else the session id stands in. */
+  sessionState?: string;
   authTime: number;
   nonce?: string;
 }
@@ -96,7 +98,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
     typ: 'Bearer',
     azp: grant.client.id,
     ...nonce(grant),
-    session_state: grant.sessionId,
+    session_state: grant.sessionState ?? grant.sessionId,
     ...authLevel(grant),
     ...(grant.client.webOrigins.length > 0 ? { 'allowed-origins': grant.client.webOrigins } : {}),
     ...roleClaims(realm, grant),
@@ -123,7 +125,7 @@ export function buildIdClaims(
     typ: 'ID',
     azp: grant.client.id,
     ...nonce(grant),
-    session_state: grant.sessionId,
+    session_state: grant.sessionState ?? grant.sessionId,
     ...(hashes.atHash !== undefined ? { at_hash: hashes.atHash } : {}),
     ...(hashes.cHash !== undefined ? { c_hash: hashes.cHash } : {}),
     ...authLevel(grant),
@@ -142,7 +144,7 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
     typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
     azp: grant.client.id,
     ...nonce(grant),
-    session_state: grant.sessionId,
+    session_state: grant.sessionState ?? grant.sessionId,
     ...roleClaims(realm, grant),
     scope: grant.scopes.join(' '),
     sid: grant.sessionId,
@@ -162,7 +164,7 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
     typ: 'Proof',
     azp: grant.client.id,
     ...nonce(grant),
-    session_state: grant.sessionId,
+    session_state: grant.sessionState ?? grant.sessionId,
     ...authLevel(grant),
     ...(altsub !== undefined ? { idp_altsub: altsub } : {}),
     sid: grant.sessionId,

@@ -138,7 +138,7 @@ describe('response_type code id_token (hybrid)', () => {
       azp: 'teller-web',
       nonce: 'n-hybrid',
       c_hash: halfHash(code),
-      sid: fields['session_state'],
+      session_state: fields['session_state'],
       name: 'Ingrid Fjeld',
     });
     expect(claims).not.toHaveProperty('at_hash');
@@ -294,7 +294,9 @@ describe('the user picker (no login_hint)', () => {
     });
     expect(fields).not.toHaveProperty('login_hint');
     const buttons = [
-      ...html.matchAll(/<button type="submit" name="login_hint" value="([^"]+)">([^<]+)/g),
+      ...html.matchAll(
+        /<button type="submit" class="user" name="login_hint" value="([^"]+)"><span class="name">([^<]+)/g,
+      ),
     ].map((m) => [m[1], m[2]?.trim()]);
     expect(buttons).toEqual([
       ['ingrid', 'Ingrid Fjeld'],

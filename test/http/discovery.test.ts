@@ -76,6 +76,10 @@ function expectedDiscovery(base: string): Record<string, unknown> {
     request_parameter_supported: true,
     request_uri_parameter_supported: true,
     code_challenge_methods_supported: ['plain', 'S256'],
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }
 

@@ -46,7 +46,7 @@ describe('an active access token', () => {
       typ: 'Bearer',
       azp: 'teller-web',
       auth_time: access.auth_time,
-      session_state: t.sid,
+      session_state: t.session_state,
       sid: t.sid,
       acr: 'urn:idp:bid;LOA=4',
       amr: 'BID',

@@ -565,7 +565,7 @@ describe('token response headers and fields', () => {
     expect(t.refresh_expires_in).toBe(3600);
     expect(t['not-before-policy']).toBe(0);
     expect(t.session_state).toBe(params.get('session_state'));
-    expect(t.sid).toBe(params.get('session_state'));
+    expect(t.sid).toBe(params.get('code')?.split('.')[1]);
     expect(t.scope).toBe('openid ledger.read');
     expect(t.idp_proof).toBeUndefined();
   });

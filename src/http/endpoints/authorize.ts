@@ -1,11 +1,21 @@
-// GET|POST /protocol/openid-connect/auth: issues codes; login_hint picks the user, else an HTML picker.
+// GET|POST /protocol/openid-connect/auth: issues codes; the browser's session, login_hint or the login page picks the user.
 import type { RequestHandler, Response } from 'express';
 import type { Provider } from '../../provider.js';
-import { checkAuthorizeRequest, issueCode, type ResponseMode } from '../../oauth/authorize.js';
+import type { Subject } from '../../fixtures/realm.js';
+import { userByHint } from '../../fixtures/realm.js';
+import {
+  checkAuthorizeRequest,
+  issueCode,
+  sessionSatisfies,
+  type AuthorizeRequest,
+  type ResponseMode,
+} from '../../oauth/authorize.js';
+import { browserSession, sessionCookies } from '../../oauth/browser-session.js';
+import type { Session } from '../../oauth/store.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
-import { sendErrorPage, sendFormPost, sendUserPicker } from '../pages.js';
+import { sendErrorPage, sendFormPost, sendLoginPage } from '../pages.js';
 import { PATHS } from '../paths.js';
 
 function respond(
@@ -77,18 +87,73 @@ export function authorizeHandler(p: Provider): RequestHandler {
       if (err instanceof OAuthError) return fail(err.error, err.message);
       throw err;
     }
+    // The login page's Cancel button: the user declined, as the real provider reports it.
+    if (req.method === 'POST' && params.get('cancel') !== undefined)
+      return fail('access_denied', 'The user cancelled the sign-in');
+
+    const now = p.clock.nowSeconds();
+    const current = await browserSession(p, req.headers.cookie);
+    const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
     const hint = params.get('login_hint');
-    const user = hint !== undefined ? p.realm.users.get(hint) : undefined;
-    if (user === undefined || hint === undefined) {
-      if (params.get('prompt') === 'none')
-        return fail('login_required', 'No user: prompt=none needs login_hint naming a fixture user');
-      const users = [...p.realm.users.values()].map((u) => {
-        const name = u.claims['name'];
-        return { username: u.username, ...(typeof name === 'string' ? { name } : {}) };
+    const hinted = hint !== undefined ? userByHint(p.realm, hint) : undefined;
+
+    let session: Session;
+    let user: Subject;
+    if (hinted !== undefined && reusable?.username !== hinted.username) {
+      // login_hint naming a user stands for that user's credentials: a real login.
+      user = hinted;
+      session = signIn(p, request, hinted, current, issuer, now);
+    } else if (reusable !== undefined) {
+      // Single sign-on: the browser's session signs this client in too.
+      user = p.realm.users.get(reusable.username ?? '') as Subject;
+      session = reusable;
+      p.touchSession(session, client.id);
+    } else if (request.prompt.has('none')) {
+      return fail(
+        'login_required',
+        current !== undefined
+          ? 'The session does not satisfy prompt or max_age; prompt=none cannot show the login page'
+          : 'No browser session: sign in first, or name a user with login_hint',
+      );
+    } else {
+      return sendLoginPage(res, {
+        action: issuer + PATHS.auth,
+        params: params.entries(),
+        users: [...p.realm.users.values()],
+        clientId: client.id,
+        ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
       });
-      const notice = hint !== undefined ? `Unknown user "${hint}"` : undefined;
-      return sendUserPicker(res, issuer + PATHS.auth, params.entries(), users, client.id, notice);
     }
-    respond(res, redirectUri, request.responseMode, await issueCode(p, request, hint, user, issuer));
+    const fields = await issueCode(p, request, session, user, issuer);
+    if (p.realm.sso) res.setHeader('Set-Cookie', await sessionCookies(p, session, { issuer }));
+    respond(res, redirectUri, request.responseMode, fields);
   };
+}
+
+/**
+ * A real login of `user`: the browser's session when it is the same user's (its auth_time moves on),
+ * else a new session. Another user's session stays active; the browser's cookies move to the new one.
+ */
+function signIn(
+  p: Provider,
+  request: AuthorizeRequest,
+  user: Subject,
+  current: Session | undefined,
+  issuer: string,
+  now: number,
+): Session {
+  if (current !== undefined && current.username === user.username) {
+    current.authTime = now;
+    p.touchSession(current, request.client.id);
+    return current;
+  }
+  const id = p.openSession({
+    clientId: request.client.id,
+    issuer,
+    username: user.username,
+    sub: user.sub,
+    authTime: now,
+    browser: true,
+  });
+  return p.store.activeSession(id) as Session;
 }

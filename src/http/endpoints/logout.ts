@@ -1,10 +1,12 @@
-// GET|POST /protocol/openid-connect/logout: ends the session named by id_token_hint or refresh_token.
+// GET|POST /protocol/openid-connect/logout: ends the session named by id_token_hint or refresh_token, and the browser's.
 import type { RequestHandler } from 'express';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { sessionIdOf, type Provider } from '../../provider.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidGrant, invalidRequest } from '../../oauth/errors.js';
+import { browserSession, clearedCookies } from '../../oauth/browser-session.js';
 import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
+import type { Session } from '../../oauth/store.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendLoggedOutPage } from '../pages.js';
 import { PATHS } from '../paths.js';
@@ -47,10 +49,11 @@ export function logoutHandler(p: Provider): RequestHandler {
       if (verified?.kind !== 'refresh') throw invalidGrant('Invalid refresh token');
       if (verified.claims['azp'] !== client.id)
         throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
-      if (verified.sessionId !== undefined) p.store.endSession(verified.sessionId);
+      if (verified.sessionId !== undefined) p.store.endSession(verified.sessionId, 'logout');
       res.status(204).end();
       return;
     }
+    // RP-initiated logout (OIDC RP-Initiated Logout 1.0) from the browser.
     const hintToken = params.get('id_token_hint');
     const hint = hintToken !== undefined ? await verifyIdTokenHint(p, hintToken) : undefined;
     if (hintToken !== undefined && hint === undefined)
@@ -67,18 +70,50 @@ export function logoutHandler(p: Provider): RequestHandler {
         'Invalid redirect uri: post_logout_redirect_uri needs client_id or id_token_hint and a registered URI',
       );
     }
-    if (hint?.sid !== undefined) p.store.endSession(hint.sid);
-    if (redirect !== undefined) {
-      const state = params.get('state');
-      const target =
-        state !== undefined
+    const browser = await browserSession(p, req.headers.cookie);
+    if (
+      hintToken === undefined &&
+      browser === undefined &&
+      req.method === 'POST' &&
+      params.get('client_id') === undefined
+    )
+      throw invalidRequest('Nothing to log out: send id_token_hint or refresh_token');
+
+    // The sessions this logout ends: the one the ID token names, and the browser's own.
+    const ended = new Map<string, Session>();
+    for (const id of [hint?.sid, browser?.id]) {
+      const session = p.store.activeSession(id);
+      if (session !== undefined) ended.set(session.id, session);
+    }
+    const frames = [...ended.values()].flatMap((session) => frontchannelUris(p, session));
+    for (const id of ended.keys()) p.store.endSession(id, 'logout');
+    if (p.realm.sso) res.setHeader('Set-Cookie', clearedCookies({ issuer }));
+
+    const state = params.get('state');
+    const target =
+      redirect === undefined
+        ? undefined
+        : state !== undefined
           ? `${redirect}${redirect.includes('?') ? '&' : '?'}${new URLSearchParams({ state })}`
           : redirect;
+    if (frames.length > 0)
+      return sendLoggedOutPage(res, { frames, ...(target !== undefined ? { next: target } : {}) });
+    if (target !== undefined) {
       res.redirect(302, target);
       return;
     }
-    if (hintToken === undefined && req.method === 'POST' && params.get('client_id') === undefined)
-      throw invalidRequest('Nothing to log out: send id_token_hint or refresh_token');
-    sendLoggedOutPage(res);
+    sendLoggedOutPage(res, { frames: [] });
   };
+}
+
+/** OIDC Front-Channel Logout 1.0: each client of the session with a frontchannelLogoutUri, with `iss` and `sid`. */
+function frontchannelUris(p: Provider, session: Session): string[] {
+  return session.clients.flatMap((clientId) => {
+    const uri = p.realm.clients.get(clientId)?.frontchannelLogoutUri;
+    if (uri === undefined) return [];
+    const url = new URL(uri);
+    url.searchParams.set('iss', session.issuer);
+    url.searchParams.set('sid', session.id);
+    return [url.href];
+  });
 }

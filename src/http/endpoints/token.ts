@@ -34,7 +34,7 @@ export function tokenHandler(p: Provider): RequestHandler {
     noteForLog(res, { client: client.id });
     const grant =
       grantType === 'client_credentials'
-        ? grantClientCredentials(p, client, params, method)
+        ? grantClientCredentials(p, client, params, method, issuer)
         : grantType === 'authorization_code'
           ? grantAuthorizationCode(p, client, params)
           : await grantRefreshToken(p, client, params);

@@ -52,6 +52,7 @@ export function grantAuthorizationCode(p: Provider, client: Client, params: Para
     serviceAccount: false,
     scopes: code.scopes,
     sessionId: session.id,
+    ...(code.sessionState !== undefined ? { sessionState: code.sessionState } : {}),
     authTime: session.authTime,
     ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
   };

@@ -12,6 +12,7 @@ export function grantClientCredentials(
   client: Client,
   params: Params,
   method: AuthMethod,
+  issuer: string,
 ): Grant {
   if (!client.grants.includes('client_credentials')) {
     throw unauthorizedClient(
@@ -27,6 +28,6 @@ export function grantClientCredentials(
   const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
   const subject = client.serviceAccount;
-  const sessionId = p.openSession({ clientId: client.id, sub: subject.sub, authTime: now });
+  const sessionId = p.openSession({ clientId: client.id, issuer, sub: subject.sub, authTime: now });
   return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now };
 }

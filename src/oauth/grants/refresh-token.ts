@@ -29,6 +29,8 @@ export async function grantRefreshToken(p: Provider, client: Client, params: Par
   const original = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
   const scopes = narrowScopes(original, parseScope(params.get('scope')));
   const nonce = typeof claims['nonce'] === 'string' ? claims['nonce'] : undefined;
+  const sessionState = claims['session_state'];
+  const carried = typeof sessionState === 'string' && sessionState !== session.id ? { sessionState } : {};
   if (session.username === undefined) {
     return {
       client,
@@ -47,6 +49,7 @@ export async function grantRefreshToken(p: Provider, client: Client, params: Par
     serviceAccount: false,
     scopes,
     sessionId: session.id,
+    ...carried,
     authTime: session.authTime,
     ...(nonce !== undefined ? { nonce } : {}),
   };

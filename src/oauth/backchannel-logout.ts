@@ -1,0 +1,119 @@
+// OIDC Back-Channel Logout 1.0: when a user's session ends, POST a signed logout_token to every client of
+// the session that registered a backchannelLogoutUri. Fire and forget: retries are bounded, failures
+// logged, and nothing waits for them (a client that hangs or fails never delays the logout answer).
+import type { Logger } from '../log.js';
+import type { Provider } from '../provider.js';
+import { signRs256 } from '../tokens/sign.js';
+import type { Session } from './store.js';
+
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
+export interface BackchannelOptions {
+  /** Attempts per client. Default: 3. */
+  attempts?: number;
+  /** Time one attempt may take, ms. Default: 5000. */
+  timeoutMs?: number;
+  /** Wait before the second attempt, doubled for each further one, ms. Default: 500. */
+  backoffMs?: number;
+}
+
+/** The logout_token of OIDC Back-Channel Logout 1.0 §2.4 for one client of a session. */
+export async function logoutToken(p: Provider, session: Session, clientId: string): Promise<string> {
+  const now = p.clock.nowSeconds();
+  return signRs256(
+    p.keys.active,
+    {
+      iss: session.issuer,
+      aud: clientId,
+      iat: now,
+      exp: now + 120,
+      jti: p.ids.uuid('jti'),
+      sub: session.sub,
+      sid: session.id,
+      typ: 'Logout',
+      events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+    },
+    { typ: 'logout+jwt' },
+  );
+}
+
+export class BackchannelLogout {
+  readonly #p: Provider;
+  readonly #log: Logger;
+  readonly #attempts: number;
+  readonly #timeoutMs: number;
+  readonly #backoffMs: number;
+  readonly #stop = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(p: Provider, log: Logger, options: BackchannelOptions = {}) {
+    this.#p = p;
+    this.#log = log;
+    this.#attempts = options.attempts ?? 3;
+    this.#timeoutMs = options.timeoutMs ?? 5000;
+    this.#backoffMs = options.backoffMs ?? 500;
+  }
+
+  /** Starts the deliveries for a session that ended; returns at once. */
+  notify(session: Session): void {
+    if (session.username === undefined || this.#stop.signal.aborted) return;
+    for (const clientId of session.clients) {
+      const uri = this.#p.realm.clients.get(clientId)?.backchannelLogoutUri;
+      if (uri === undefined) continue;
+      const delivery = this.#deliver(session, clientId, uri).catch((err: unknown) => {
+        this.#log.warn(`back-channel logout to client ${clientId}: ${(err as Error).message}`);
+      });
+      this.#inFlight.add(delivery);
+      void delivery.finally(() => this.#inFlight.delete(delivery));
+    }
+  }
+
+  /** Deliveries still running (tests wait on them). */
+  settled(): Promise<void> {
+    return Promise.all([...this.#inFlight]).then(() => undefined);
+  }
+
+  /** Abandons every delivery (server close). */
+  close(): void {
+    this.#stop.abort();
+  }
+
+  async #deliver(session: Session, clientId: string, uri: string): Promise<void> {
+    const body = new URLSearchParams({ logout_token: await logoutToken(this.#p, session, clientId) });
+    let last = '';
+    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
+      if (attempt > 1) await this.#wait(this.#backoffMs * 2 ** (attempt - 2));
+      if (this.#stop.signal.aborted) return;
+      try {
+        const answer = await fetch(uri, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.any([this.#stop.signal, AbortSignal.timeout(this.#timeoutMs)]),
+        });
+        await answer.body?.cancel();
+        if (answer.ok) return;
+        last = `HTTP ${answer.status}`;
+      } catch (err) {
+        if (this.#stop.signal.aborted) return;
+        const e = err as Error & { cause?: { message?: string } };
+        last =
+          e.name === 'TimeoutError'
+            ? `no answer within ${this.#timeoutMs} ms`
+            : (e.cause?.message ?? e.message);
+      }
+    }
+    throw new Error(`failed after ${this.#attempts} attempts (last: ${last})`);
+  }
+
+  #wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#stop.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,125 @@
+// The browser half of a session: Keycloak's session cookies, and OIDC Session Management's session_state.
+import { createHash } from 'node:crypto';
+import { jwtVerify } from 'jose';
+import type { Provider } from '../provider.js';
+import { hmacKey, signHs256 } from '../tokens/sign.js';
+import type { Session } from './store.js';
+
+/** HttpOnly: names the session (a JWT signed with the realm secret, as Keycloak's). */
+export const IDENTITY_COOKIE = 'KEYCLOAK_IDENTITY';
+/** Readable by the session iframe: the browser state, SHA-256 of the session id (as Keycloak 26.1+). */
+export const SESSION_COOKIE = 'KEYCLOAK_SESSION';
+
+const IDENTITY_TYP = 'Serialized-ID';
+
+/** The OP browser state of OIDC Session Management: base64url(SHA-256(session id)), the KEYCLOAK_SESSION value. */
+export function browserState(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('base64url');
+}
+
+function stateHash(clientId: string, origin: string, sessionId: string, salt: string): string {
+  return createHash('sha256')
+    .update(`${clientId} ${origin} ${browserState(sessionId)} ${salt}`)
+    .digest('hex');
+}
+
+/**
+ * `session_state` as OIDC Session Management 1.0 §3 computes it: SHA-256 over client id, the origin of
+ * the redirect URI, the browser state and a salt, then `.salt`.
+ */
+export function sessionStateFor(
+  clientId: string,
+  redirectUri: string,
+  sessionId: string,
+  salt: string,
+): string {
+  return `${stateHash(clientId, new URL(redirectUri).origin, sessionId, salt)}.${salt}`;
+}
+
+/**
+ * Whether what a relying party holds still describes the browser's session: a `session_state` (hash.salt)
+ * or, as keycloak-js sends it, the session id (`sid`). No session: only an empty value is unchanged.
+ */
+export function sessionUnchanged(
+  clientId: string,
+  origin: string,
+  held: string,
+  sessionId: string | undefined,
+): boolean {
+  if (sessionId === undefined) return held === '';
+  const dot = held.lastIndexOf('.');
+  if (dot < 0) return held === sessionId;
+  return held.slice(0, dot) === stateHash(clientId, origin, sessionId, held.slice(dot + 1));
+}
+
+/** Cookie name → value of a Cookie header; malformed parts are skipped. */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  if (header === undefined) return cookies;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (!cookies.has(name)) cookies.set(name, value);
+  }
+  return cookies;
+}
+
+/**
+ * The active browser session named by the request's cookies, or undefined: no cookie, a tampered or
+ * foreign one, a session that ended or idled out, fixtures replaced since, or sessions turned off.
+ */
+export async function browserSession(
+  p: Provider,
+  cookieHeader: string | undefined,
+): Promise<Session | undefined> {
+  if (!p.realm.sso) return undefined;
+  const identity = parseCookies(cookieHeader).get(IDENTITY_COOKIE);
+  if (identity === undefined || identity === '') return undefined;
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(identity, await hmacKey(p.secret), { algorithms: ['HS256'] }));
+  } catch {
+    return undefined;
+  }
+  if (payload['typ'] !== IDENTITY_TYP || payload['gen'] !== p.generation) return undefined;
+  const session = p.store.activeSession(typeof payload['sid'] === 'string' ? payload['sid'] : undefined);
+  if (session === undefined || !session.browser || session.sub !== payload.sub) return undefined;
+  const user = session.username !== undefined ? p.realm.users.get(session.username) : undefined;
+  return user?.sub === session.sub ? session : undefined;
+}
+
+export interface CookieScope {
+  /** The realm base URL: its path scopes the cookies, its scheme decides SameSite and Secure. */
+  issuer: string;
+}
+
+function attributes(scope: CookieScope): string {
+  const url = new URL(scope.issuer);
+  const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+  return url.protocol === 'https:' ? `Path=${path}; SameSite=None; Secure` : `Path=${path}; SameSite=Lax`;
+}
+
+/** Set-Cookie values that bind the browser to `session` (session cookies: gone when the browser closes). */
+export async function sessionCookies(p: Provider, session: Session, scope: CookieScope): Promise<string[]> {
+  const identity = await signHs256(p.secret, {
+    typ: IDENTITY_TYP,
+    sub: session.sub,
+    sid: session.id,
+    gen: p.generation,
+    iat: session.authTime,
+  });
+  const attrs = attributes(scope);
+  return [
+    `${IDENTITY_COOKIE}=${identity}; ${attrs}; HttpOnly`,
+    `${SESSION_COOKIE}=${browserState(session.id)}; ${attrs}`,
+  ];
+}
+
+/** Set-Cookie values that remove the session cookies (logout). */
+export function clearedCookies(scope: CookieScope): string[] {
+  const attrs = `${attributes(scope)}; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
+  return [`${IDENTITY_COOKIE}=; ${attrs}; HttpOnly`, `${SESSION_COOKIE}=; ${attrs}`];
+}
