@@ -83,11 +83,8 @@ describe.skipIf(missing && !IN_CI)('user picker in a browser', () => {
         }),
       );
       await expect(page.title()).resolves.toContain('Sign in');
-      const buttons = await page.locator('button[name="login_hint"]').allTextContents();
-      expect(buttons.map((b) => b.replace(/\s+/g, ' ').trim())).toEqual([
-        'Ingrid Fjeld (ingrid)',
-        'Ola Strand (ola)',
-      ]);
+      const names = await page.locator('button[name="login_hint"] .name').allTextContents();
+      expect(names).toEqual(['Ingrid Fjeld', 'Ola Strand']);
       await Promise.all([
         page.waitForURL((url) => url.href.startsWith(redirectUri)),
         page.getByRole('button', { name: /Ola Strand/ }).click(),
