@@ -49,6 +49,13 @@ export class Provider {
     this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
     this.secret = realmSecret(init.ids.secret('realm-hs256'));
     this.store = new Store(init.clock);
+    this.#rememberEndedSessions();
+  }
+
+  /** An ended session's tokens can outlive it by at most the longer token lifespan. */
+  #rememberEndedSessions(): void {
+    const { accessTokenLifespan, refreshTokenLifespan } = this.#realm.tokens;
+    this.store.tombstoneSeconds = Math.max(accessTokenLifespan, refreshTokenLifespan);
   }
 
   get realm(): Realm {
@@ -68,6 +75,7 @@ export class Provider {
   replaceRealm(realm: Realm): void {
     this.#realm = realm;
     this.#generation++;
+    this.#rememberEndedSessions();
   }
 
   /** The realm base URL for a request origin (`http://host:port`), unless an issuer is fixed. */
@@ -111,7 +119,7 @@ export class Provider {
 
   /**
    * Verifies a token this provider issued: signature (realm key or realm secret), time by the mock clock,
-   * issuer of this realm, not revoked, and its session still active. Undefined for anything else.
+   * issuer of this realm, not revoked, and its session not ended here. Undefined for anything else.
    */
   async verifyOwnToken(token: string): Promise<VerifiedToken | undefined> {
     let alg: string | undefined;
@@ -141,7 +149,9 @@ export class Provider {
     if ((kind === 'refresh') !== (alg === 'HS256')) return undefined;
     if (this.store.isRevoked(claims.jti)) return undefined;
     const sessionId = sessionIdOf(claims);
-    if (sessionId !== undefined && this.store.activeSession(sessionId) === undefined) return undefined;
+    // A session this server never held (a token minted offline with the realm key) does not make
+    // the token inactive; one that ended here does.
+    if (sessionId !== undefined && this.store.sessionStatus(sessionId) === 'ended') return undefined;
     return {
       kind,
       claims: claims as VerifiedToken['claims'],

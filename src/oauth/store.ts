@@ -51,6 +51,14 @@ export class Store {
   /** jti → exp; a revoked token stays listed until it would have expired anyway. */
   readonly #revoked = new Map<string, number>();
   readonly #assertions = new Map<string, number>();
+  /**
+   * Session id → epoch seconds until which it is remembered as ended. A token naming a session this
+   * store never held (minted offline with the realm key, or before a restart) is active until its
+   * exp; one naming a session that ended here is not, for as long as such tokens can live.
+   */
+  readonly #endedUntil = new Map<string, number>();
+  /** Seconds past its expiry a session's tokens may still be unexpired (set from the realm's lifespans). */
+  tombstoneSeconds = 0;
   #writes = 0;
   readonly #listeners: SessionEndListener[] = [];
 
@@ -63,7 +71,9 @@ export class Store {
     this.#listeners.push(listener);
   }
 
-  #ended(session: Session, reason: SessionEndReason): void {
+  #tellEnded(session: Session, reason: SessionEndReason): void {
+    const now = this.#clock.nowSeconds();
+    this.#endedUntil.set(session.id, Math.max(session.expiresAt, now) + this.tombstoneSeconds);
     for (const listener of this.#listeners) listener(session, reason);
   }
 
@@ -84,13 +94,29 @@ export class Store {
     return [...this.#sessions.values()].filter((s) => s.expiresAt > now);
   }
 
+  /**
+   * `active`; `ended` when it ended or idled out here (its tokens are no longer active); `unknown` when
+   * this store never held it.
+   */
+  sessionStatus(id: string): 'active' | 'ended' | 'unknown' {
+    const now = this.#clock.nowSeconds();
+    const session = this.#sessions.get(id);
+    if (session !== undefined) return session.expiresAt > now ? 'active' : 'ended';
+    const until = this.#endedUntil.get(id);
+    return until !== undefined && until > now ? 'ended' : 'unknown';
+  }
+
   /** Ends a session (its tokens stop being active); false when there was none. */
   endSession(id: string, reason: SessionEndReason): boolean {
     const session = this.#sessions.get(id);
-    if (session === undefined) return false;
+    if (session === undefined) {
+      // A session never held here (tokens minted offline): remember it ended all the same.
+      this.#endedUntil.set(id, this.#clock.nowSeconds() + this.tombstoneSeconds);
+      return false;
+    }
     this.#sessions.delete(id);
-    if (session.expiresAt > this.#clock.nowSeconds()) this.#ended(session, reason);
-    else this.#ended(session, 'expired');
+    if (session.expiresAt > this.#clock.nowSeconds()) this.#tellEnded(session, reason);
+    else this.#tellEnded(session, 'expired');
     return true;
   }
 
@@ -100,7 +126,7 @@ export class Store {
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
     this.#codes.clear();
-    for (const s of all) this.#ended(s, s.expiresAt > now ? reason : 'expired');
+    for (const s of all) this.#tellEnded(s, s.expiresAt > now ? reason : 'expired');
     return all.filter((s) => s.expiresAt > now).length;
   }
 
@@ -111,7 +137,7 @@ export class Store {
     for (const [id, s] of this.#sessions) {
       if (s.expiresAt > now) continue;
       this.#sessions.delete(id);
-      this.#ended(s, 'expired');
+      this.#tellEnded(s, 'expired');
       n++;
     }
     return n;
@@ -153,6 +179,7 @@ export class Store {
     this.expireSessions();
     for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
     for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);
+    for (const [id, until] of this.#endedUntil) if (until <= now) this.#endedUntil.delete(id);
     // An assertion verifies while either the mock or the real clock is before its exp (+ tolerance): its jti
     // is kept until both have passed it, however the mock clock moves.
     const passed = Math.min(now, Math.floor(Clock.realMs() / 1000)) - ASSERTION_TOLERANCE_S;
