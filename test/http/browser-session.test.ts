@@ -105,7 +105,7 @@ describe('single sign-on', () => {
   let browser: Browser;
   let sid: string;
   beforeEach(async () => {
-    idp.clock.set({ nowMs: Y2030 * 1000, frozen: true });
+    idp.clock.set({ now: Y2030, frozen: true });
     browser = new Browser();
     const first = await browser.authorize(idp, { user: 'ingrid', scope: 'openid' });
     sid = sidOf(first.params.get('code'));
@@ -339,7 +339,7 @@ describe('what ends the browser session', () => {
   let browser: Browser;
   let sid: string;
   beforeEach(async () => {
-    idp.clock.set({ nowMs: Y2030 * 1000, frozen: true });
+    idp.clock.set({ now: Y2030, frozen: true });
     browser = new Browser();
     sid = sidOf((await browser.authorize(idp, { user: 'ingrid' })).params.get('code'));
   });

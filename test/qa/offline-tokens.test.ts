@@ -72,7 +72,7 @@ describe('offline tokens at a server with the same key', () => {
     try {
       expect(await introspect(token)).toEqual({ active: false });
     } finally {
-      idp.clock.set({ nowMs: Y2030 * 1000, frozen: true });
+      idp.clock.set({ now: Y2030, frozen: true });
     }
   });
 
