@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT } from './helpers/cli.js';
 
@@ -21,7 +22,9 @@ describe('npm pack', () => {
     'bin/mock-idp.js',
     'dist/cli.mjs',
     'dist/index.js',
+    'dist/index.cjs',
     'dist/index.d.ts',
+    'dist/testcontainers/index.cjs',
     'dist/testcontainers/index.js',
     'dist/testcontainers/index.d.ts',
     'fixtures/default.yaml',
@@ -65,5 +68,24 @@ describe('public types', () => {
     expect(reached.size).toBeGreaterThan(3);
     const leaks = [...reached].filter(([, text]) => /from 'express'/.test(text));
     expect(leaks.map(([file]) => file)).toEqual([]);
+  });
+});
+
+describe('the image publishing workflow (not run here)', () => {
+  const workflow = parseYaml(readFileSync(join(ROOT, '.github/workflows/publish-image.yml'), 'utf8')) as {
+    on: { push: { tags: string[] } };
+    jobs: Record<string, { steps: { uses?: string; run?: string; with?: Record<string, unknown> }[] }>;
+  };
+  const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+
+  it('runs on version tags, tests first, then builds the Dockerfile and pushes it to ghcr.io', () => {
+    expect(workflow.on.push.tags).toEqual(['v*.*.*']);
+    const test = steps.findIndex((s) => s.run?.includes('npm test'));
+    const push = steps.findIndex((s) => s.uses?.startsWith('docker/build-push-action@'));
+    expect(test).toBeGreaterThanOrEqual(0);
+    expect(push).toBeGreaterThan(test);
+    expect(steps[push]?.with).toMatchObject({ context: '.', push: true });
+    expect(JSON.stringify(steps)).toContain('ghcr.io/${{ github.repository_owner }}/mock-idp');
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^FROM node:22-bookworm-slim/m);
   });
 });

@@ -1,5 +1,11 @@
 // mock-idp/testcontainers: run mock-idp as a Testcontainers service (PRODUCT.md §7).
-export { MockIdpContainer, MOCK_IDP_IMAGE, MOCK_IDP_PORT, type ClockOptions } from './mock-idp-container.js';
+export {
+  MockIdpContainer,
+  MOCK_IDP_BASE_IMAGE,
+  MOCK_IDP_IMAGE,
+  MOCK_IDP_PORT,
+  type ClockOptions,
+} from './mock-idp-container.js';
 export { StartedMockIdpContainer, type StartedMockIdpOptions } from './started-mock-idp-container.js';
 export { MockIdpContainerError, type MockIdpContainerErrorCode } from './errors.js';
 export type { MintRequest, MintedToken, MintTokenType, MintSignature } from '../qa/mint-request.js';

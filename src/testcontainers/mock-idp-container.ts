@@ -1,13 +1,28 @@
-// MockIdpContainer: a Testcontainers GenericContainer running the mock-idp image, configured by builders.
-import { access, constants } from 'node:fs/promises';
+// MockIdpContainer: a Testcontainers GenericContainer running mock-idp, configured by builders. By default
+// it runs this package's own bundled server on the public Node.js image, so an npm install is all it needs;
+// withImage() (or MOCK_IDP_IMAGE) runs a prebuilt mock-idp image instead.
+import { access, constants, readdir } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { GenericContainer, Wait } from 'testcontainers';
+import { fileURLToPath } from 'node:url';
+import { GenericContainer, ImageName, Wait } from 'testcontainers';
 import { MockIdpContainerError } from './errors.js';
 import { DEFAULT_REALM, readFixturesSummary } from './fixtures-summary.js';
 import { StartedMockIdpContainer } from './started-mock-idp-container.js';
 
-/** The image used when neither the constructor nor `MOCK_IDP_IMAGE` names one (`docker build -t mock-idp .`). */
+/** The name `docker build -t mock-idp .` gives a prebuilt image (pass it to withImage() to use one). */
 export const MOCK_IDP_IMAGE = 'mock-idp:latest';
+
+/**
+ * The public image the package's own server runs on when no prebuilt image is named: the Dockerfile's base,
+ * which has Node.js and a non-root `node` user, and nothing of mock-idp until the files below are copied in.
+ */
+export const MOCK_IDP_BASE_IMAGE = 'node:22-bookworm-slim';
+
+/** This package's root (dist/testcontainers → ../..): bin/, the bundled CLI and the default fixtures. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const APP_DIR = '/app';
+/** As the Dockerfile's ENTRYPOINT: the same heap flags. */
+const NODE_ENTRYPOINT = ['node', '--max-semi-space-size=2', '--max-old-space-size=1024'];
 
 /** The port the image listens on (`PORT` in the Dockerfile). */
 export const MOCK_IDP_PORT = 8080;
@@ -29,16 +44,30 @@ export class MockIdpContainer extends GenericContainer {
   private seed: string | undefined;
   private issuer: string | undefined;
   private qaToken: string | undefined;
+  /** Whether the image is a prebuilt mock-idp image (else the base image with the package's server). */
+  private prebuilt: boolean;
 
-  /** @param image default: env `MOCK_IDP_IMAGE`, else {@link MOCK_IDP_IMAGE}. */
-  constructor(image: string = process.env.MOCK_IDP_IMAGE || MOCK_IDP_IMAGE) {
-    super(image);
+  /**
+   * @param image a prebuilt mock-idp image (as withImage). Default: env `MOCK_IDP_IMAGE`, else this
+   * package's own server on {@link MOCK_IDP_BASE_IMAGE}.
+   */
+  constructor(image: string | undefined = process.env.MOCK_IDP_IMAGE || undefined) {
+    super(image ?? MOCK_IDP_BASE_IMAGE);
+    this.prebuilt = image !== undefined;
     this.withExposedPorts(MOCK_IDP_PORT)
       // abortOnContainerExit: a bad fixtures file fails start() at once, with the server's message.
       .withWaitStrategy(
         Wait.forHttp('/health', MOCK_IDP_PORT, { abortOnContainerExit: true }).forStatusCode(200),
       )
       .withStartupTimeout(60_000);
+  }
+
+  /** Run this prebuilt mock-idp image (e.g. `ghcr.io/acme/mock-idp:1.2.3`) instead of the package's server. */
+  withImage(image: string): this {
+    this.imageName = ImageName.fromString(image);
+    this.createOpts = { ...this.createOpts, Image: this.imageName.string };
+    this.prebuilt = true;
+    return this;
   }
 
   /** Serve this fixtures file (copied into the container) instead of the bundled default. */
@@ -90,6 +119,7 @@ export class MockIdpContainer extends GenericContainer {
       this.fixturesPath === undefined
         ? { realm: DEFAULT_REALM, issuer: undefined }
         : await readFixturesSummary(this.fixturesPath);
+    if (!this.prebuilt) await this.runPackageServer();
     this.withCommand(await this.cliArguments());
     const started = await super.start();
     return new StartedMockIdpContainer(started, {
@@ -97,6 +127,26 @@ export class MockIdpContainer extends GenericContainer {
       issuer: this.issuer ?? fixtures.issuer,
       qaToken: this.qaToken,
     });
+  }
+
+  /** The base image gets what the Dockerfile's image has: the bundled CLI, the fixtures, its user and env. */
+  private async runPackageServer(): Promise<void> {
+    // Files one by one (each world-readable): the server runs as the image's non-root `node` user.
+    const file = (path: string) => ({
+      source: `${PACKAGE_ROOT}${path}`,
+      target: `${APP_DIR}/${path}`,
+      mode: READABLE,
+    });
+    const fixtures = (await readdir(`${PACKAGE_ROOT}fixtures`)).map((name) => file(`fixtures/${name}`));
+    this.withCopyFilesToContainer([
+      file('bin/mock-idp.js'),
+      file('dist/cli.mjs'),
+      file('package.json'),
+      ...fixtures,
+    ])
+      .withEnvironment({ NODE_ENV: 'production', HOST: '0.0.0.0', PORT: String(MOCK_IDP_PORT) })
+      .withUser('node')
+      .withEntrypoint([...NODE_ENTRYPOINT, `${APP_DIR}/bin/mock-idp.js`]);
   }
 
   /** Copies the files in and returns the `serve` arguments naming them. */

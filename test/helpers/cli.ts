@@ -56,6 +56,7 @@ export function ensureBuilt(): void {
       try {
         run([join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
         run([join(ROOT, 'scripts', 'write-json-schema.js')]);
+        run([join(ROOT, 'scripts', 'bundle-cjs.js')]);
         run([join(ROOT, 'scripts', 'bundle-cli.js')]);
       } catch (err) {
         const out = (err as { stdout?: Buffer }).stdout?.toString() ?? '';
