@@ -57,9 +57,11 @@ export async function explainRefusal(p: Provider, token: string, expected?: OwnT
   if (expected !== undefined && !TYP_BY_KIND[expected].includes(typ))
     return `typ "${typ}" where ${expected === 'access' ? 'an access' : `a ${expected}`} token is needed`;
   if (!Object.values(TYP_BY_KIND).some((typs) => typs.includes(typ))) return `unknown typ "${typ}"`;
+  if (TYP_BY_KIND.refresh.includes(typ) !== (alg === 'HS256'))
+    return `typ "${typ}" signed ${String(alg)} (refresh tokens are HS256, the others RS256)`;
   if (p.store.isRevoked(claims.jti)) return 'revoked';
   const sid = sessionIdOf(claims);
-  if (sid !== undefined && p.store.activeSession(sid) === undefined)
+  if (sid !== undefined && p.store.sessionStatus(sid) === 'ended')
     return 'its session has ended (logout, DELETE /mock/sessions, or idle expiry)';
   return 'the token itself is valid';
 }
