@@ -25,6 +25,8 @@ describe('npm pack', () => {
     'dist/index.cjs',
     'dist/index.d.ts',
     'dist/testcontainers/index.cjs',
+    'dist/index.d.cts',
+    'dist/testcontainers/index.d.cts',
     'dist/testcontainers/index.js',
     'dist/testcontainers/index.d.ts',
     'fixtures/default.yaml',

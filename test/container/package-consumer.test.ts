@@ -108,6 +108,41 @@ console.log(JSON.stringify({
     expect(result['resolved']).toMatch(/dist\/testcontainers\/index\.cjs$/);
   });
 
+  it.each([
+    ['node16', 'node16'],
+    ['commonjs', 'node10'],
+  ])('TypeScript (module %s, moduleResolution %s) types both entry points', async (module, resolution) => {
+    await writeFile(
+      join(consumer, 'typed.ts'),
+      `import { startMockIdp, type MockIdp } from 'mock-idp';
+import { MockIdpContainer } from 'mock-idp/testcontainers';
+export const started: Promise<MockIdp> = startMockIdp({ port: 0 });
+export const container: MockIdpContainer = new MockIdpContainer().withSeed('typed');
+`,
+    );
+    const tsconfig = {
+      compilerOptions: {
+        module,
+        moduleResolution: resolution,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
+      files: ['typed.ts'],
+    };
+    await writeFile(join(consumer, `tsconfig.${module}.json`), JSON.stringify(tsconfig));
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await exec(process.execPath, [tsc, '-p', `tsconfig.${module}.json`], {
+      cwd: consumer,
+    }).then(
+      () => '',
+      (err: { stdout?: string }) => err.stdout ?? String(err),
+    );
+    expect(result).toBe('');
+  });
+
   it('import still gets the ES modules', async () => {
     const result = await run(
       'esm.mjs',
