@@ -2,7 +2,7 @@
 // thread pool before the rest of the program loads, so the two overlap at cold start.
 import { startEphemeralKey } from '../keys/ephemeral.js';
 
-const ONE_SHOT = new Set(['check', 'keygen', 'token', 'help', '--help', '-h', '--version', '-V']);
+const ONE_SHOT = new Set(['check', 'keygen', 'token', 'users', 'help', '--help', '-h', '--version', '-V']);
 
 /** Runs the CLI; resolves to an exit code, or undefined while a server runs. */
 export async function main(argv: string[]): Promise<number | undefined> {

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseInstant } from '../clock.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { RELATIVE_TIME } from '../qa/mint-request.js';
+import { MAX_USERS } from '../users/generate.js';
 import { CliError, EXIT } from './exit.js';
 
 export function parsePort(value: string): number {
@@ -82,4 +83,17 @@ export function qaApiFromEnv(value: string | undefined): boolean {
   if (value === undefined || value === '' || /^(on|true|1)$/i.test(value)) return true;
   if (/^(off|false|0)$/i.test(value)) return false;
   throw new CliError(`MOCK_IDP_QA_API=${value}: expected off or on`, EXIT.usage);
+}
+
+/** `users --count`: a whole number from 1 to MAX_USERS. */
+export function parseUserCount(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > MAX_USERS)
+    throw new InvalidArgumentError(`a whole number from 1 to ${MAX_USERS}.`);
+  return Number(value);
+}
+
+/** `--seed`: any non-empty text (as the fixtures' `seed`). */
+export function parseSeed(value: string): string {
+  if (value === '') throw new InvalidArgumentError('a non-empty text.');
+  return value;
 }

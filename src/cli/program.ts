@@ -17,20 +17,26 @@ import {
   parseSeconds,
   parseTokenTime,
   parseUrl,
+  parseSeed,
+  parseUserCount,
 } from './options.js';
 import { serve, type ServeOptions } from './serve.js';
 import { token, type TokenOptions } from './token.js';
+import { users, type UsersOptions } from './users.js';
 import { packageVersion } from './version.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
+  /** bulk output (`users`), written with backpressure */
+  output: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
 }
 
 const defaultIo: CliIo = {
   stdout: (l) => process.stdout.write(`${l}\n`),
   stderr: (l) => process.stderr.write(`${l}\n`),
+  output: process.stdout,
   env: process.env,
 };
 
@@ -189,6 +195,19 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     .option('--jwk', 'print a JWK instead of PEM')
     .action(async (options: { bits: number; jwk?: boolean }) => {
       await keygen(options, io.stdout);
+    });
+
+  program
+    .command('users')
+    .description('print N synthetic test identities as a YAML users: block')
+    .requiredOption('--count <n>', 'how many users, 1 to 1000000', parseUserCount)
+    .option(
+      '--seed <text>',
+      'the same seed prints the same users (default: different on every run)',
+      parseSeed,
+    )
+    .action(async (options: UsersOptions) => {
+      await users(options, io.output);
     });
 
   // `mock-idp --help` shows the default command's flags too: they are what most users type.

@@ -40,7 +40,7 @@ describe('help and version', () => {
   it('mock-idp --help lists the commands and every flag of serve, the default command', async () => {
     const [top, serve] = await Promise.all([runBin(['--help']), runBin(['serve', '--help'])]);
     expect(top.code).toBe(0);
-    for (const command of ['serve', 'check', 'token', 'keygen'])
+    for (const command of ['serve', 'check', 'token', 'keygen', 'users'])
       expect(top.stdout).toMatch(`\n  ${command} `);
     const serveFlags = helpFlags(serve.stdout);
     expect(serveFlags).toEqual(expect.arrayContaining(['--fixtures', '--port', '--watch', '--log-level']));
@@ -59,6 +59,7 @@ describe('help and version', () => {
     ['check', ['check']],
     ['token', ['token']],
     ['keygen', ['keygen']],
+    ['users', ['users']],
   ])('the README table of "%s" flags lists exactly what --help lists', async (command, argv) => {
     const table = readmeTables().get(command);
     expect(table, `README has a table "${command || 'top-level'} flag"`).toBeDefined();
@@ -78,7 +79,7 @@ describe('mistyped commands get a hint (exit 2, nothing listens)', () => {
     [['./users.yaml'], '"./users.yaml" is not a command (did you mean --fixtures ./users.yaml?)'],
     [['users.yaml'], '"users.yaml" is not a command (did you mean --fixtures users.yaml?)'],
     [['--port', '0', 'fixtures/default.yaml'], 'did you mean --fixtures fixtures/default.yaml?'],
-    [['frobnicate'], 'unknown command "frobnicate" (commands: serve, check, token, keygen)'],
+    [['frobnicate'], 'unknown command "frobnicate" (commands: serve, check, token, keygen, users)'],
     [['--fixture', 'users.yaml'], '(Did you mean --fixtures?)'],
   ])('mock-idp %j', async (argv, hint) => {
     const result = await runBin(argv);
