@@ -15,13 +15,14 @@ import { authCodeLoad, authCodeRoundTrip, cannon } from './lib/load.js';
 import { ROOT, startMockIdp } from './lib/mock-idp.js';
 import { evaluate, table } from './lib/report.js';
 import { measureSigningLimit } from './lib/sign-limit.js';
+import { measureUsers } from './lib/users.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const CONNECTIONS = 16;
 const cfg = quick
-  ? { loadS: 3, slices: 1, warmupS: 1, signMs: 700, coldRuns: 3, dockerRuns: 1 }
-  : { loadS: 10, slices: 2, warmupS: 2, signMs: 2000, coldRuns: 7, dockerRuns: 3 };
+  ? { loadS: 3, slices: 1, warmupS: 1, signMs: 700, coldRuns: 3, dockerRuns: 1, usersRuns: 1 }
+  : { loadS: 10, slices: 2, warmupS: 2, signMs: 2000, coldRuns: 7, dockerRuns: 3, usersRuns: 3 };
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const ccHeaders = { 'content-type': FORM, authorization: basicAuth(MACHINE) };
 
@@ -149,6 +150,9 @@ async function main() {
     writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
     return measureColdStart({ runs: cfg.coldRuns, extra: ['--key', keyFile] });
   });
+  r.users = await section(`mock-idp users --count 100000 × ${cfg.usersRuns}`, () =>
+    measureUsers({ runs: cfg.usersRuns }),
+  );
   await limit('second');
   const both = await section('mock-idp and oauth2-mock-server under load', loads);
   r.mockIdp = both.mockIdp ?? both;

@@ -14,7 +14,7 @@ const READY = /listening on (http:\/\/127\.0\.0\.1:\d+\/realms\/[\w.-]+)/;
  * @param {string} bin
  * @returns {string[]}
  */
-function shebangFlags(bin) {
+export function shebangFlags(bin) {
   const first = readFileSync(new URL(bin, `file://${ROOT}`), 'utf8').split('\n')[0] ?? '';
   const match = /^#!.*\bnode\b(.*)$/.exec(first);
   return match?.[1] ? match[1].trim().split(/\s+/) : [];

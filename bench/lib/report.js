@@ -147,6 +147,17 @@ export function evaluate(r) {
       status: check(derived.ratioSignaturesPerS, (x) => x > 1),
     },
   );
+  const us = r.users;
+  if (us) {
+    rows.push({
+      metric: `mock-idp users --count ${fmt(us.count)} (median of ${us.runs ?? '?'})`,
+      value: us.error
+        ? `failed: ${us.error}`
+        : `${fmt(us.spawnToExitMs?.median, ' ms')} (CPU ${fmt(us.cpuS?.median, ' s', 2)}), ${fmt(us.outputMB, ' MB', 1)} of YAML`,
+      target: '< 2 s',
+      status: check(us.spawnToExitMs?.median, (x) => x < 2000),
+    });
+  }
   if (dk?.skipped || dk?.error) {
     rows.push({ metric: 'Docker start → /health 200', value: `skipped: ${dk.skipped ?? dk.error}` });
   } else if (dk) {
