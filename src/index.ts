@@ -8,7 +8,9 @@ export {
   type CloseOptions,
   type MockIdp,
   type MockIdpOptions,
+  type RequestFilter,
 } from './server.js';
+export type { JournalRecord } from './qa/journal.js';
 export type { MintRequest, MintedToken, MintTokenType, MintSignature } from './qa/mint-request.js';
 export type { FaultSpec, PendingFault } from './qa/fault-spec.js';
 export { FixturesError, type FixtureProblem } from './fixtures/errors.js';

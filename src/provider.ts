@@ -5,6 +5,7 @@ import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import { Store, type Session } from './oauth/store.js';
+import { RequestJournal } from './qa/journal.js';
 import { hmacKey, realmSecret, type RealmSecret } from './tokens/sign.js';
 
 export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
@@ -38,6 +39,8 @@ export class Provider {
   readonly keys: KeyStore;
   readonly secret: RealmSecret;
   readonly store: Store;
+  /** The last requests to the realm (GET /mock/requests). */
+  readonly journal = new RequestJournal();
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
 

@@ -13,6 +13,8 @@ import { createLogger, type Logger, type LogLevel } from './log.js';
 import { Provider } from './provider.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi } from './qa/router.js';
+import { parseJournalFilter, type JournalRecord } from './qa/journal.js';
+import { ENDPOINT_NAMES } from './http/paths.js';
 import { BackchannelLogout } from './oauth/backchannel-logout.js';
 
 /** The fixtures bundled with the package. */
@@ -59,6 +61,8 @@ export interface MockIdp {
   provider: Provider;
   /** Mints one token, as POST {realm}/mock/tokens does; a bad request rejects with an OAuthError. */
   mint(request: MintRequest): Promise<MintedToken>;
+  /** The request journal, as GET {realm}/mock/requests answers it (newest last); a bad filter throws. */
+  requests(filter?: RequestFilter): JournalRecord[];
   /** Stops listening and closes every connection (see {@link CloseOptions} to let requests finish). */
   close(options?: CloseOptions): Promise<void>;
 }
@@ -69,6 +73,28 @@ export interface CloseOptions {
    * connections close at once. Default: 0 (close everything now).
    */
   graceMs?: number;
+}
+
+/** Filters of {@link MockIdp.requests}, as the query of GET /mock/requests takes them. */
+export interface RequestFilter {
+  /** An endpoint name: token, introspect, discovery, certs, userinfo, auth, logout, revoke. */
+  endpoint?: string;
+  /** A client id. */
+  client?: string;
+  /** A status (400) or a class ('4xx'). */
+  status?: number | string;
+  /** Records at or after this instant (ISO-8601, epoch seconds or a Date). */
+  since?: string | number | Date;
+}
+
+function filterQuery(filter: RequestFilter): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (filter.endpoint !== undefined) query['endpoint'] = filter.endpoint;
+  if (filter.client !== undefined) query['client'] = filter.client;
+  if (filter.status !== undefined) query['status'] = String(filter.status);
+  if (filter.since !== undefined)
+    query['since'] = filter.since instanceof Date ? filter.since.toISOString() : String(filter.since);
+  return query;
 }
 
 /** Stops accepting, lets requests in flight finish for up to `graceMs`, then closes what is left. */
@@ -171,6 +197,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     clock: provider.clock,
     provider,
     mint: (request) => qa.mint(provider.issuerFor(url), request),
+    requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
     close: (closeOptions = {}) => {
       clearInterval(expiry);
       backchannel.close();

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import type { Why } from '../oauth/refusal.js';
 import type { Provider } from '../provider.js';
+import { logLine, type JournalRecord } from '../qa/journal.js';
 import { authorizeHandler } from './endpoints/authorize.js';
 import { certsHandler } from './endpoints/certs.js';
 import { discoveryHandler } from './endpoints/discovery.js';
@@ -33,29 +34,57 @@ export interface AppHooks {
 
 const FORM_LIMIT = '64kb';
 
-function requestLog(log: Logger): RequestHandler {
+/** The journal's record of a finished request; only fixture ids and known names, never request text. */
+function recordOf(req: Request, res: Response, start: number, arrived: string): JournalRecord {
+  const locals = res.locals as {
+    endpoint?: string;
+    client?: string;
+    grant?: string;
+    user?: string;
+    error?: string;
+  };
+  return {
+    time: arrived,
+    method: req.method,
+    path: req.originalUrl.split('?')[0] ?? '',
+    endpoint: locals.endpoint ?? null,
+    status: res.statusCode,
+    client: locals.client ?? null,
+    grant: locals.grant ?? null,
+    user: locals.user ?? null,
+    error: locals.error ?? null,
+    durationMs: Math.round((performance.now() - start) * 10) / 10,
+  };
+}
+
+/**
+ * One record per request: into the realm's journal (requests to the realm, the QA API's own excepted),
+ * and as the request log's line, so the two never disagree.
+ */
+function requestLog(p: Provider, log: Logger): RequestHandler {
+  const logging = (): boolean => log.level === 'info' || log.level === 'debug';
   return (req, res, next) => {
-    if (log.level === 'silent' || log.level === 'warn' || log.level === 'error') return next();
     const start = performance.now();
+    const arrived = p.clock.now().toISOString();
     res.on('finish', () => {
-      const { client, grant, error } = res.locals as { client?: string; grant?: string; error?: string };
-      const parts = [req.method, req.originalUrl.split('?')[0] ?? '', String(res.statusCode)];
-      if (client !== undefined) parts.push(`client=${client}`);
-      if (grant !== undefined) parts.push(`grant=${grant}`);
-      if (error !== undefined) parts.push(`error=${error}`);
-      parts.push(`${(performance.now() - start).toFixed(1)}ms`);
+      const realmRequest = res.locals['issuer'] !== undefined && res.locals['qa'] !== true;
+      if (!realmRequest && !logging()) return;
+      const record = recordOf(req, res, start, arrived);
+      if (realmRequest) p.journal.add(record);
+      if (!logging()) return;
+      const line = logLine(record);
       const why = res.locals['why'] as Why | undefined;
       if (log.level !== 'debug' || why === undefined) {
-        log.info(parts.join(' '));
+        log.info(line);
         return;
       }
       // At debug, a refusal says why on the next line (the explanation may need to look at the token).
       void (typeof why === 'string' ? Promise.resolve(why) : why()).then(
         (reason) => {
-          log.info(parts.join(' '));
+          log.info(line);
           log.debug(`  why: ${reason}`);
         },
-        () => log.info(parts.join(' ')),
+        () => log.info(line),
       );
     });
     next();
@@ -68,7 +97,7 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   app.disable('etag');
   app.set('query parser', 'simple');
   app.set('case sensitive routing', true);
-  app.use(requestLog(log));
+  app.use(requestLog(p, log));
 
   app.get('/health', (_req, res) => {
     sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });

@@ -41,6 +41,9 @@ export function noteWhy(res: Response, why: string | (() => Promise<string>)): v
 }
 
 /** Records what the request log line should say about the client and grant. */
-export function noteForLog(res: Response, fields: { client?: string; grant?: string }): void {
+export function noteForLog(
+  res: Response,
+  fields: { client?: string; grant?: string; user?: string; error?: string },
+): void {
   Object.assign(res.locals, fields);
 }

@@ -17,6 +17,16 @@ export const PATHS = {
   registration: '/clients-registrations/openid-connect',
 } as const;
 
-/** The endpoints a fault can be injected into (QA API). */
-export type EndpointName =
-  'token' | 'introspect' | 'discovery' | 'certs' | 'userinfo' | 'auth' | 'logout' | 'revoke';
+/** The named endpoints: faults target them, the request journal filters by them. */
+export const ENDPOINT_NAMES = [
+  'token',
+  'introspect',
+  'discovery',
+  'certs',
+  'userinfo',
+  'auth',
+  'logout',
+  'revoke',
+] as const;
+
+export type EndpointName = (typeof ENDPOINT_NAMES)[number];

@@ -7,6 +7,7 @@ import { qaAccess, type QaAccess } from './access.js';
 import { clockRoutes } from './clock.js';
 import { FaultInjector, faultRoutes } from './faults.js';
 import { fixtureRoutes } from './fixtures.js';
+import { journalRoutes } from './journal-routes.js';
 import { keyRoutes } from './keys.js';
 import type { MintedToken } from './mint-request.js';
 import { Minter } from './mint.js';
@@ -32,6 +33,11 @@ export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
   const json = express.json({ type: () => true, limit: '1mb' });
 
   const mock = express.Router({ caseSensitive: true });
+  mock.use((_req, res, next) => {
+    // The QA API's own requests stay out of the journal (a page polling it would fill it).
+    res.locals['qa'] = true;
+    next();
+  });
   mock.use(qaAccess(options));
   mock.post('/tokens', json, async (req, res) => {
     res.set('Cache-Control', 'no-store').json(await minter.mint(issuerOf(res), req.body));
@@ -41,6 +47,7 @@ export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
   mock.use('/keys', keyRoutes(p));
   mock.use('/sessions', sessionRoutes(p));
   mock.use('/fixtures', fixtureRoutes(p));
+  mock.use('/requests', journalRoutes(p));
 
   return {
     faults,

@@ -462,9 +462,9 @@ describe('signals', () => {
 });
 
 describe('the request log', () => {
-  const LINE = /^(GET|POST) (\/\S*) (\d{3})( client=\S+)?( grant=\S+)?( error=\S+)? \d+\.\dms$/;
+  const LINE = /^(GET|POST) (\/\S*) (\d{3})( client=\S+)?( grant=\S+)?( user=\S+)?( error=\S+)? \d+\.\dms$/;
 
-  it('one line per request: method path status client grant duration', async () => {
+  it('one line per request: method path status client grant user duration', async () => {
     const s = await serve(['--fixtures', FJORD_FIXTURES, '--port', '0']);
     const e = endpointsOf(s.base);
     await clientCredentialsAt(s);
@@ -489,7 +489,7 @@ describe('the request log', () => {
     );
     expect(lines[2]).toMatch(/^GET \/realms\/fjord\/\.well-known\/openid-configuration 200 \d+\.\dms$/);
     expect(lines[3]).toMatch(
-      /^GET \/realms\/fjord\/protocol\/openid-connect\/auth 302 client=teller-web \d+\.\dms$/,
+      /^GET \/realms\/fjord\/protocol\/openid-connect\/auth 302 client=teller-web user=ingrid \d+\.\dms$/,
     );
   });
 

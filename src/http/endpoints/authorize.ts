@@ -73,13 +73,15 @@ export function authorizeHandler(p: Provider): RequestHandler {
       requestedMode === 'fragment' || requestedMode === 'form_post' || requestedMode === 'query'
         ? requestedMode
         : fallbackMode;
-    const fail = (error: string, description: string): void =>
+    const fail = (error: string, description: string): void => {
+      noteForLog(res, { error });
       respond(res, redirectUri, errorMode, {
         error,
         error_description: description,
         ...(state !== undefined ? { state } : {}),
         iss: issuer,
       });
+    };
     let request;
     try {
       request = checkAuthorizeRequest(p, client, redirectUri, params);
@@ -124,6 +126,7 @@ export function authorizeHandler(p: Provider): RequestHandler {
         ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
       });
     }
+    noteForLog(res, { user: user.username });
     const fields = await issueCode(p, request, session, user, issuer);
     if (p.realm.sso) res.setHeader('Set-Cookie', await sessionCookies(p, session, { issuer }));
     respond(res, redirectUri, request.responseMode, fields);

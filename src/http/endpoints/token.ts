@@ -38,6 +38,7 @@ export function tokenHandler(p: Provider): RequestHandler {
         : grantType === 'authorization_code'
           ? grantAuthorizationCode(p, client, params)
           : await grantRefreshToken(p, client, params);
+    if (!grant.serviceAccount) noteForLog(res, { user: grant.subject.username });
     const idToken = !grant.serviceAccount && grant.scopes.includes('openid');
     sendNoStore(res, await issueTokenSet(p, grant, { issuer, idToken }));
   };

@@ -31,6 +31,7 @@ export function userinfoHandler(p: Provider): RequestHandler {
     noteForLog(res, azp !== undefined ? { client: azp } : {});
     const entry = typeof claims.sub === 'string' ? p.realm.subjects.get(claims.sub) : undefined;
     if (entry === undefined) throw invalidToken('Token verification failed: user not found');
+    if (entry.serviceAccountOf === undefined) noteForLog(res, { user: entry.subject.username });
     const client = azp !== undefined ? p.realm.clients.get(azp) : undefined;
     const scopes = typeof claims['scope'] === 'string' ? claims['scope'].split(' ') : [];
     const released = releasedClaims(

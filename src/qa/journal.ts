@@ -1,0 +1,128 @@
+// The request journal (PRODUCT.md §14): the last requests to the realm in a fixed-size ring, as records
+// that hold no secret, token, code, assertion or verifier. The request log prints the same records.
+import { parseInstant } from '../clock.js';
+import { invalidRequest } from '../oauth/errors.js';
+
+export interface JournalRecord {
+  /** When the request arrived, by the mock clock (ISO-8601). */
+  time: string;
+  method: string;
+  /** The path without the query string (a query may carry an id_token_hint). */
+  path: string;
+  /** The endpoint's name (`token`, `auth`, `userinfo`, …), null for other paths. */
+  endpoint: string | null;
+  status: number;
+  /** A fixture client id, never text taken from the request. */
+  client: string | null;
+  /** A known grant type. */
+  grant: string | null;
+  /** A fixture username. */
+  user: string | null;
+  /** The OAuth error code of the answer. */
+  error: string | null;
+  durationMs: number;
+}
+
+export interface JournalFilter {
+  endpoint?: string;
+  client?: string;
+  /** An exact status (`400`) or a class (`4xx`). */
+  status?: { exact: number } | { klass: number };
+  /** Epoch ms: records at or after it. */
+  sinceMs?: number;
+}
+
+const FILTERS = ['endpoint', 'client', 'status', 'since'] as const;
+
+/** Reads `?endpoint=&client=&status=&since=`; a bad or unknown filter is `invalid_request` naming it. */
+export function parseJournalFilter(
+  query: Record<string, unknown>,
+  endpoints: readonly string[],
+): JournalFilter {
+  const filter: JournalFilter = {};
+  for (const [name, raw] of Object.entries(query)) {
+    if (!(FILTERS as readonly string[]).includes(name))
+      throw invalidRequest(`Unknown filter "${name}" (filters: ${FILTERS.join(', ')})`);
+    if (typeof raw !== 'string') throw invalidRequest(`Invalid filter ${name}: give it once`);
+    if (name === 'endpoint') {
+      if (!endpoints.includes(raw))
+        throw invalidRequest(`Invalid filter endpoint "${raw}" (endpoints: ${endpoints.join(', ')})`);
+      filter.endpoint = raw;
+    } else if (name === 'client') {
+      filter.client = raw;
+    } else if (name === 'status') {
+      const klass = /^([1-5])xx$/i.exec(raw);
+      if (klass?.[1] !== undefined) filter.status = { klass: Number(klass[1]) };
+      else if (/^[1-5]\d\d$/.test(raw)) filter.status = { exact: Number(raw) };
+      else
+        throw invalidRequest(`Invalid filter status "${raw}" (a status such as 400, or a class such as 4xx)`);
+    } else {
+      try {
+        filter.sinceMs = parseInstant(raw);
+      } catch {
+        throw invalidRequest(`Invalid filter since "${raw}" (an ISO-8601 instant or epoch seconds)`);
+      }
+    }
+  }
+  return filter;
+}
+
+function matches(r: JournalRecord, f: JournalFilter): boolean {
+  if (f.endpoint !== undefined && r.endpoint !== f.endpoint) return false;
+  if (f.client !== undefined && r.client !== f.client) return false;
+  if (f.status !== undefined) {
+    if ('exact' in f.status ? r.status !== f.status.exact : Math.floor(r.status / 100) !== f.status.klass)
+      return false;
+  }
+  return f.sinceMs === undefined || Date.parse(r.time) >= f.sinceMs;
+}
+
+/** A ring of the last `capacity` records: constant memory however long the server runs. */
+export class RequestJournal {
+  readonly capacity: number;
+  readonly #ring: (JournalRecord | undefined)[];
+  #next = 0;
+  #size = 0;
+
+  constructor(capacity = 10_000) {
+    this.capacity = capacity;
+    this.#ring = new Array<JournalRecord | undefined>(capacity);
+  }
+
+  add(record: JournalRecord): void {
+    this.#ring[this.#next] = record;
+    this.#next = (this.#next + 1) % this.capacity;
+    if (this.#size < this.capacity) this.#size++;
+  }
+
+  /** The records that match, oldest first (newest last). */
+  list(filter: JournalFilter = {}): JournalRecord[] {
+    const out: JournalRecord[] = [];
+    const start = (this.#next - this.#size + this.capacity) % this.capacity;
+    for (let i = 0; i < this.#size; i++) {
+      const record = this.#ring[(start + i) % this.capacity];
+      if (record !== undefined && matches(record, filter)) out.push(record);
+    }
+    return out;
+  }
+
+  /** Empties the journal; returns how many records it held. */
+  clear(): number {
+    const n = this.#size;
+    this.#ring.fill(undefined);
+    this.#next = 0;
+    this.#size = 0;
+    return n;
+  }
+}
+
+/** The request log's line for a record: `METHOD PATH STATUS [client=] [grant=] [user=] [error=] N.Nms`. */
+export function logLine(r: JournalRecord): string {
+  const parts = [r.method, r.path, String(r.status)];
+  if (r.client !== null) parts.push(`client=${r.client}`);
+  if (r.grant !== null) parts.push(`grant=${r.grant}`);
+  if (r.user !== null) parts.push(`user=${r.user}`);
+  if (r.error !== null) parts.push(`error=${r.error}`);
+  parts.push(`${r.durationMs.toFixed(1)}ms`);
+  return parts.join(' ');
+}
