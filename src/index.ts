@@ -11,6 +11,8 @@ export {
   type RequestFilter,
 } from './server.js';
 export type { JournalRecord } from './qa/journal.js';
+export { TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
+export type { TokenResponse } from './oauth/token-set.js';
 export type { MintRequest, MintedToken, MintTokenType, MintSignature } from './qa/mint-request.js';
 export type { FaultSpec, PendingFault } from './qa/fault-spec.js';
 export { FixturesError, type FixtureProblem } from './fixtures/errors.js';

@@ -13,6 +13,8 @@ import { createLogger, type Logger, type LogLevel } from './log.js';
 import { Provider } from './provider.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi } from './qa/router.js';
+import { runTokenFlow, TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
+import type { TokenResponse } from './oauth/token-set.js';
 import { parseJournalFilter, type JournalRecord } from './qa/journal.js';
 import { ENDPOINT_NAMES } from './http/paths.js';
 import { BackchannelLogout } from './oauth/backchannel-logout.js';
@@ -61,6 +63,11 @@ export interface MockIdp {
   provider: Provider;
   /** Mints one token, as POST {realm}/mock/tokens does; a bad request rejects with an OAuthError. */
   mint(request: MintRequest): Promise<MintedToken>;
+  /**
+   * A real token response from a real flow over HTTP: client_credentials, or with `user` the code flow
+   * (login_hint, PKCE S256). The client's secret comes from the fixtures.
+   */
+  token(request: TokenFlowRequest): Promise<TokenResponse>;
   /** The request journal, as GET {realm}/mock/requests answers it (newest last); a bad filter throws. */
   requests(filter?: RequestFilter): JournalRecord[];
   /** Stops listening and closes every connection (see {@link CloseOptions} to let requests finish). */
@@ -197,6 +204,12 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     clock: provider.clock,
     provider,
     mint: (request) => qa.mint(provider.issuerFor(url), request),
+    token: (request) => {
+      const client = provider.realm.clients.get(request.client);
+      if (client === undefined)
+        return Promise.reject(new TokenFlowError(`unknown client "${request.client}"`));
+      return runTokenFlow(`${url}/realms/${provider.realm.name}`, client, request);
+    },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
     close: (closeOptions = {}) => {
       clearInterval(expiry);

@@ -6,7 +6,9 @@ export type MockIdpContainerErrorCode =
   /** The key file given to `withKey` cannot be read. */
   | 'KEY_UNREADABLE'
   /** The QA mint endpoint answered with a non-2xx status or a body that is not a minted token. */
-  | 'MINT_FAILED';
+  | 'MINT_FAILED'
+  /** Another QA API call (the request journal) answered with a non-2xx status or an unexpected body. */
+  | 'QA_FAILED';
 
 export class MockIdpContainerError extends Error {
   override name = 'MockIdpContainerError';

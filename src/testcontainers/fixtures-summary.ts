@@ -1,11 +1,38 @@
-// Reads the two fixtures keys the container needs on the host side: the realm name and a fixed issuer.
+// Reads what the container needs of the fixtures on the host side: the realm name, a fixed issuer, and
+// the clients (for the one-call token flows).
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import type { FlowClient } from '../flows/token-flow.js';
 import { MockIdpContainerError } from './errors.js';
 
 export interface FixturesSummary {
   realm: string;
   issuer: string | undefined;
+  clients: Map<string, FlowClient>;
+}
+
+/** The fixtures the image serves unless others are mounted: the package's bundled ones. */
+export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/default.yaml', import.meta.url));
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+
+function clientsOf(value: unknown): Map<string, FlowClient> {
+  const clients = new Map<string, FlowClient>();
+  if (typeof value !== 'object' || value === null) return clients;
+  for (const [id, c] of Object.entries(value as Record<string, unknown>)) {
+    const client = (typeof c === 'object' && c !== null ? c : {}) as Record<string, unknown>;
+    const secret = typeof client['secret'] === 'string' ? client['secret'] : undefined;
+    const methods = strings(client['authMethods']);
+    clients.set(id, {
+      id,
+      ...(secret !== undefined ? { secret } : {}),
+      authMethods: methods.length > 0 ? methods : ['client_secret_basic', 'client_secret_post'],
+      redirectUris: strings(client['redirectUris']),
+    });
+  }
+  return clients;
 }
 
 export const DEFAULT_REALM = 'mock';
@@ -21,10 +48,12 @@ export async function readFixturesSummary(path: string): Promise<FixturesSummary
       cause,
     });
   }
-  if (typeof document !== 'object' || document === null) return { realm: DEFAULT_REALM, issuer: undefined };
-  const { realm, issuer } = document as { realm?: unknown; issuer?: unknown };
+  if (typeof document !== 'object' || document === null)
+    return { realm: DEFAULT_REALM, issuer: undefined, clients: new Map() };
+  const { realm, issuer, clients } = document as { realm?: unknown; issuer?: unknown; clients?: unknown };
   return {
     realm: typeof realm === 'string' && realm !== '' ? realm : DEFAULT_REALM,
     issuer: typeof issuer === 'string' && issuer !== '' ? issuer : undefined,
+    clients: clientsOf(clients),
   };
 }

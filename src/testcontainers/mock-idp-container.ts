@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GenericContainer, ImageName, Wait } from 'testcontainers';
 import { MockIdpContainerError } from './errors.js';
-import { DEFAULT_REALM, readFixturesSummary } from './fixtures-summary.js';
+import { BUNDLED_FIXTURES, readFixturesSummary } from './fixtures-summary.js';
 import { StartedMockIdpContainer } from './started-mock-idp-container.js';
 
 /** The name `docker build -t mock-idp .` gives a prebuilt image (pass it to withImage() to use one). */
@@ -115,10 +115,7 @@ export class MockIdpContainer extends GenericContainer {
   }
 
   override async start(): Promise<StartedMockIdpContainer> {
-    const fixtures =
-      this.fixturesPath === undefined
-        ? { realm: DEFAULT_REALM, issuer: undefined }
-        : await readFixturesSummary(this.fixturesPath);
+    const fixtures = await readFixturesSummary(this.fixturesPath ?? BUNDLED_FIXTURES);
     if (!this.prebuilt) await this.runPackageServer();
     this.withCommand(await this.cliArguments());
     const started = await super.start();
@@ -126,6 +123,7 @@ export class MockIdpContainer extends GenericContainer {
       realm: fixtures.realm,
       issuer: this.issuer ?? fixtures.issuer,
       qaToken: this.qaToken,
+      clients: fixtures.clients,
     });
   }
 

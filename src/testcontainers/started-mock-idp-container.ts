@@ -2,6 +2,9 @@
 import { AbstractStartedContainer, type StartedTestContainer } from 'testcontainers';
 import { MockIdpContainerError } from './errors.js';
 import type { MintRequest, MintedToken } from '../qa/mint-request.js';
+import { runTokenFlow, type FlowClient, type TokenFlowRequest } from '../flows/token-flow.js';
+import type { TokenResponse } from '../oauth/token-set.js';
+import type { JournalRecord } from '../qa/journal.js';
 
 export interface StartedMockIdpOptions {
   /** Realm name from the fixtures. */
@@ -10,18 +13,58 @@ export interface StartedMockIdpOptions {
   issuer: string | undefined;
   /** The QA token (`withQaToken`), sent by the QA helpers; undefined when the QA API has none. */
   qaToken?: string | undefined;
+  /** The fixtures' clients, for the one-call token flows. */
+  clients?: Map<string, FlowClient>;
 }
 
 export class StartedMockIdpContainer extends AbstractStartedContainer {
   private readonly realm: string;
   private readonly fixedIssuer: string | undefined;
   private readonly qaToken: string | undefined;
+  private readonly clients: Map<string, FlowClient>;
 
   constructor(started: StartedTestContainer, options: StartedMockIdpOptions) {
     super(started);
     this.realm = options.realm;
     this.fixedIssuer = options.issuer;
     this.qaToken = options.qaToken;
+    this.clients = options.clients ?? new Map();
+  }
+
+  /**
+   * A real token response from a real flow: client_credentials, or with `user` the code flow
+   * (login_hint, PKCE). The client's secret comes from the fixtures file (or `secret`).
+   */
+  async getTokenResponse(request: TokenFlowRequest): Promise<TokenResponse> {
+    const client = this.clients.get(request.client) ?? {
+      id: request.client,
+      authMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+      redirectUris: [],
+    };
+    return runTokenFlow(this.getBaseUrl(), client, request);
+  }
+
+  /** The access token of {@link getTokenResponse}. */
+  async getAccessToken(request: TokenFlowRequest): Promise<string> {
+    return (await this.getTokenResponse(request)).access_token;
+  }
+
+  /** The request journal (GET /mock/requests), newest last. */
+  async requests(filter: Record<string, string | number> = {}): Promise<JournalRecord[]> {
+    const query = new URLSearchParams(
+      Object.entries(filter).map(([k, v]): [string, string] => [k, String(v)]),
+    );
+    const url = `${this.getBaseUrl()}/mock/requests${query.size > 0 ? `?${query}` : ''}`;
+    const response = await fetch(url, {
+      headers: this.qaToken !== undefined ? { authorization: `Bearer ${this.qaToken}` } : {},
+    });
+    const text = await response.text();
+    const body = parseJson(text);
+    if (!response.ok || !isRecord(body) || !Array.isArray(body['requests']))
+      throw new MockIdpContainerError('QA_FAILED', `GET ${url} answered ${response.status}: ${text}`, {
+        status: response.status,
+      });
+    return body['requests'] as JournalRecord[];
   }
 
   getRealm(): string {

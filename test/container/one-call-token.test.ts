@@ -1,0 +1,63 @@
+// StartedMockIdpContainer: getAccessToken / getTokenResponse run the real flows against the container,
+// with the client secrets read from the mounted fixtures; requests() reads its journal.
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MockIdpContainer, type StartedMockIdpContainer } from '../../src/testcontainers/index.js';
+import { containerTestsSkipReason, skipContainerTests } from './docker.js';
+import { TEST_FIXTURES, writeTempFixtures } from './test-fixtures.js';
+
+/** The shared test realm plus a web app for the code flow, with a secret that needs form-encoding. */
+const FIXTURES = TEST_FIXTURES.replace(
+  'clients:\n',
+  "clients:\n  web-app:\n    secret: 'web secret/with+chars'\n    redirectUris: [http://localhost:3000/*]\n",
+);
+
+describe.skipIf(skipContainerTests)(
+  `one-call tokens from the container ${containerTestsSkipReason ?? ''}`,
+  () => {
+    let fixtures: Awaited<ReturnType<typeof writeTempFixtures>>;
+    let idp: StartedMockIdpContainer;
+    beforeAll(async () => {
+      fixtures = await writeTempFixtures(FIXTURES);
+      idp = await new MockIdpContainer().withFixtures(fixtures.path).withQaToken('qa-secret-1').start();
+    });
+    afterAll(async () => {
+      await idp?.stop();
+      await fixtures?.remove();
+    });
+
+    it('getAccessToken: client_credentials with the secret of the fixtures', async () => {
+      const token = await idp.getAccessToken({ client: 'batch-job', scope: 'payments.read' });
+      const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(idp.getJwksUri())), {
+        issuer: idp.getIssuer(),
+        audience: 'payments-api',
+      });
+      expect(payload['azp']).toBe('batch-job');
+    });
+
+    it('getTokenResponse: the code flow for a user (login_hint, PKCE)', async () => {
+      const tokens = await idp.getTokenResponse({
+        client: 'web-app',
+        user: 'alice',
+        scope: 'openid profile',
+      });
+      const { payload } = await jwtVerify(
+        tokens.id_token as string,
+        createRemoteJWKSet(new URL(idp.getJwksUri())),
+        {
+          issuer: idp.getIssuer(),
+          audience: 'web-app',
+        },
+      );
+      expect(payload).toMatchObject({ preferred_username: 'alice', name: 'Alice Nordmann' });
+    });
+
+    it('requests(): the journal, through the QA token', async () => {
+      const journal = await idp.requests({ endpoint: 'token' });
+      expect(journal.map((r) => [r.client, r.status])).toEqual([
+        ['batch-job', 200],
+        ['web-app', 200],
+      ]);
+    });
+  },
+);
