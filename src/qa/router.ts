@@ -12,6 +12,8 @@ import { keyRoutes } from './keys.js';
 import type { MintedToken } from './mint-request.js';
 import { Minter } from './mint.js';
 import { sessionRoutes } from './sessions.js';
+import { inspectorPage } from './ui.js';
+import { verifyForInspector } from './verify.js';
 
 export interface QaApi {
   /** Hooks for createApp: fault injection before endpoints, and the /mock routes. */
@@ -38,9 +40,19 @@ export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
     res.locals['qa'] = true;
     next();
   });
+  // The inspector page is a static shell holding no data: it loads without the QA token, and every
+  // call its script makes carries the token the tester types (PRODUCT.md §11 still guards the data).
+  mock.get(
+    '/ui',
+    inspectorPage(() => p.realm.name),
+  );
   mock.use(qaAccess(options));
   mock.post('/tokens', json, async (req, res) => {
     res.set('Cache-Control', 'no-store').json(await minter.mint(issuerOf(res), req.body));
+  });
+  mock.post('/tokens/verify', express.json({ type: () => true, limit: '2mb' }), async (req, res) => {
+    const body = req.body as { token?: unknown } | undefined;
+    res.set('Cache-Control', 'no-store').json(await verifyForInspector(p, body?.token));
   });
   mock.use('/clock', json, clockRoutes(p));
   mock.use('/faults', json, faultRoutes(faults));

@@ -1,0 +1,203 @@
+// The inspector page /mock/ui in headless Chromium, clicked through: sessions, clock, faults, keys, the live
+// journal, the token decoder's verdicts, escaped output, and the QA token of PRODUCT.md §11.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FixturesInput } from '../../src/fixtures/schema.js';
+import { startIdp, Y2030, type TestIdp } from '../helpers/server.js';
+import { launchChromium, skipBrowser } from './harness.js';
+
+const FIXTURES: FixturesInput = {
+  realm: 'bench',
+  clients: {
+    desk: {
+      secret: 'desk-secret',
+      redirectUris: ['http://desk.test/cb'],
+      grants: ['authorization_code', 'refresh_token'],
+    },
+    job: { secret: 'job-secret', grants: ['client_credentials'] },
+  },
+  users: {
+    kari: { claims: { name: 'Kari Nordmann' } },
+    '<i>evil</i>': { claims: { name: '<img src=x onerror="window.pwned=1">' } },
+  },
+};
+
+async function json(url: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
+  return (await (await fetch(url, init)).json()) as Record<string, unknown>;
+}
+
+/** Waits until `check` passes (the page refreshes itself every second). */
+async function eventually(check: () => Promise<void>, timeoutMs = 8000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (performance.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe.skipIf(skipBrowser)('the inspector page', () => {
+  let browser: Browser;
+  let idp: TestIdp;
+  let page: Page;
+  const mock = (path: string): string => `${idp.issuer}/mock${path}`;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    idp = await startIdp({ fixtures: FIXTURES, clock: Y2030, frozen: true });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(mock('/ui'));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await idp?.close();
+  });
+
+  it('is a plain page with the security headers and a hashed script', async () => {
+    const response = await fetch(mock('/ui'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('content-security-policy')).toMatch(
+      /script-src 'sha256-[^']+'; connect-src 'self'/,
+    );
+    expect(await response.text()).not.toMatch(/<script src=|https?:\/\/cdn/);
+  });
+
+  it('lists sessions and ends one; user names are shown as text, never as HTML', async () => {
+    await idp.token({ client: 'desk', user: 'kari' });
+    await idp.token({ client: 'desk', user: '<i>evil</i>' });
+    await eventually(async () => expect(await page.locator('#sessions tr').count()).toBe(2));
+    expect(await page.locator('#sessions i').count()).toBe(0);
+    await expect(page.locator('#sessions').textContent()).resolves.toContain('<i>evil</i>');
+    const kari = page.locator('#sessions tr', { hasText: 'kari' });
+    const id = (await kari.locator('td').first().textContent()) ?? '';
+    await kari.getByRole('button', { name: 'End' }).click();
+    await eventually(async () => expect(await page.locator('#sessions tr').count()).toBe(1));
+    const { sessions } = (await json(mock('/sessions'))) as { sessions: { id: string }[] };
+    expect(sessions.map((s) => s.id)).not.toContain(id);
+    expect(await page.evaluate<unknown>('window.pwned')).toBeUndefined();
+  });
+
+  it('sets, advances and releases the clock', async () => {
+    await page.fill('#clock-to', '2031-05-06T07:08:09Z');
+    await page.check('#clock-freeze');
+    await page.click('#clock-set button');
+    await eventually(async () =>
+      expect(await page.textContent('#clock-now')).toBe('2031-05-06T07:08:09.000Z'),
+    );
+    await page.fill('#clock-seconds', '51');
+    await page.click('#clock-advance button');
+    await eventually(async () =>
+      expect(await page.textContent('#clock-now')).toBe('2031-05-06T07:09:00.000Z'),
+    );
+    expect(await json(mock('/clock'))).toMatchObject({ epoch: 1935817740, frozen: true });
+    await page.click('#clock-real');
+    await eventually(async () => expect(await page.textContent('#clock-frozen')).toBe('running'));
+    await fetch(mock('/clock'), { method: 'PUT', body: JSON.stringify({ now: Y2030, frozen: true }) });
+  });
+
+  it('adds and clears faults', async () => {
+    await page.selectOption('#fault-endpoint', 'introspect');
+    await page.fill('#fault-status', '502');
+    await page.fill('#fault-count', '2');
+    await page.click('#fault-add button');
+    await eventually(async () => expect(await page.locator('#faults tr').count()).toBe(1));
+    expect(await json(mock('/faults'))).toMatchObject({
+      faults: [{ endpoint: 'introspect', status: 502, remaining: 2 }],
+    });
+    await page.click('#faults-clear');
+    await eventually(async () => expect(await page.locator('#faults tr').count()).toBe(0));
+  });
+
+  it('rotates the keys', async () => {
+    await page.click('#keys-rotate');
+    await eventually(async () => expect(await page.locator('#keys li').count()).toBe(2));
+    expect(((await json(mock('/keys'))) as { keys: string[] }).keys).toHaveLength(2);
+  });
+
+  it('shows the journal live, newest first', async () => {
+    await fetch(`${idp.issuer}/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'job',
+        client_secret: 'wrong',
+      }),
+    });
+    await eventually(async () => {
+      const first = page.locator('#journal tr').first();
+      await expect(first.textContent()).resolves.toMatch(/POST.*token.*401.*job.*client_credentials/);
+    });
+  });
+
+  describe('the token decoder says whether this realm accepts a token, and why not', () => {
+    const decode = async (token: string): Promise<string> => {
+      await page.fill('#token', token);
+      await page.click('#decode button');
+      await eventually(async () => expect(await page.textContent('#verdict')).not.toBe(''));
+      const verdict = (await page.textContent('#verdict')) ?? '';
+      await page.evaluate('document.getElementById("verdict").textContent = ""');
+      return verdict;
+    };
+    const minted = async (request: Record<string, unknown>): Promise<string> =>
+      (await idp.mint({ type: 'access', client: 'desk', user: 'kari', ...request })).token;
+
+    it.each<[string, () => Promise<string>, RegExp]>([
+      ['an active token', () => minted({}), /^Accepted: an active access token of this realm$/],
+      ['an expired one', () => minted({ expiresIn: -90 }), /^Refused: expired 90 s ago by the mock clock/],
+      ['a not yet valid one', () => minted({ notBefore: '+120' }), /^Refused: not valid for another 120 s/],
+      ['an unknown key', () => minted({ signature: 'unknown-key' }), /^Refused: unknown kid/],
+      ['a bad signature', () => minted({ signature: 'invalid' }), /^Refused: bad signature/],
+      [
+        'a foreign issuer',
+        () => minted({ claims: { iss: 'http://other.test/realms/x' } }),
+        /^Refused: foreign issuer "http:\/\/other\.test\/realms\/x"/,
+      ],
+      ['not a JWT', async () => 'hello.world', /^Refused: not a JWT/],
+      [
+        'a megabyte of garbage',
+        async () => 'x'.repeat(1_000_000),
+        /^Refused: not a token of this realm: 1000000 characters/,
+      ],
+    ])('%s', async (_name, token, verdict) => {
+      expect(await decode(await token())).toMatch(verdict);
+    });
+
+    it('a token whose session ended', async () => {
+      const token = (await idp.token({ client: 'desk', user: 'kari' })).access_token;
+      await fetch(mock('/sessions'), { method: 'DELETE' });
+      expect(await decode(token)).toMatch(/^Refused: its session has ended/);
+      await expect(page.textContent('#token-claims')).resolves.toContain('"azp": "desk"');
+    });
+  });
+});
+
+describe.skipIf(skipBrowser)('the inspector with a QA token', () => {
+  let browser: Browser;
+  let idp: TestIdp;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    idp = await startIdp({ fixtures: FIXTURES, qaToken: 'qa-token-7' });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await idp?.close();
+  });
+
+  it('asks for the token, then every call carries it', async () => {
+    await idp.token({ client: 'job' });
+    const page = await browser.newPage();
+    await page.goto(`${idp.issuer}/mock/ui`);
+    await eventually(async () => expect(await page.isVisible('#qa-token')).toBe(true));
+    await expect(page.textContent('#error')).resolves.toMatch(/QA token/);
+    await page.fill('#qa-token', 'qa-token-7');
+    await page.click('#auth button');
+    await eventually(async () => expect(await page.locator('#sessions tr').count()).toBe(1));
+    expect(await page.isVisible('#qa-token')).toBe(false);
+    expect((await fetch(`${idp.issuer}/mock/sessions`)).status).toBe(401);
+  });
+});
