@@ -7,18 +7,47 @@ export class KeyLoadError extends Error {
   override name = 'KeyLoadError';
 }
 
-/** Parses a private RSA key from PEM or JWK text (or a JWK object). */
+/** The label of a PEM block (`-----BEGIN {label}-----`) when it is a plain one; never other text of the file. */
+function pemLabel(text: string): string | undefined {
+  const label = /^-----BEGIN ([A-Z0-9 ]{1,40})-----/.exec(text.trimStart())?.[1];
+  return label;
+}
+
+/**
+ * Parses a private RSA key from PEM or JWK text (or a JWK object). A key that is not one says what it is
+ * not, never echoing the input (a key file is a secret, and error messages end up in CI logs).
+ */
 export function parsePrivateKey(input: string | Record<string, unknown>, source = 'key'): KeyObject {
+  const fail = (what: string): KeyLoadError => new KeyLoadError(`${source}: not a private key: ${what}`);
   let key: KeyObject;
-  try {
-    if (typeof input === 'string' && input.trimStart().startsWith('-----BEGIN')) {
+  if (typeof input === 'string' && input.trimStart().startsWith('-----BEGIN')) {
+    const label = pemLabel(input);
+    if (label !== undefined && !/PRIVATE KEY$/.test(label))
+      throw fail(`a PEM "${label}" block, not a private key (PRIVATE KEY or RSA PRIVATE KEY)`);
+    try {
       key = createPrivateKey({ key: input, format: 'pem' });
-    } else {
-      const jwk: unknown = typeof input === 'string' ? JSON.parse(input) : input;
-      key = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    } catch {
+      throw fail(
+        `a PEM ${label !== undefined ? `"${label}" ` : ''}block that does not decode (damaged, encrypted or not PKCS#8/PKCS#1)`,
+      );
     }
-  } catch (err) {
-    throw new KeyLoadError(`${source}: not a PEM or JWK private key (${(err as Error).message})`);
+  } else {
+    let jwk: unknown = input;
+    if (typeof input === 'string') {
+      try {
+        jwk = JSON.parse(input);
+      } catch {
+        throw fail('the text is neither PEM (-----BEGIN PRIVATE KEY-----) nor JSON (a JWK)');
+      }
+    }
+    const fields = typeof jwk === 'object' && jwk !== null && !Array.isArray(jwk) ? jwk : {};
+    if ('kty' in fields && !('d' in fields))
+      throw fail('a public JWK (no "d"): give the private key, whose public half clients verify with');
+    try {
+      key = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    } catch {
+      throw fail('JSON, but not a private RSA JWK (kty "RSA" with n, e, d, p, q, dp, dq, qi)');
+    }
   }
   if (key.asymmetricKeyType !== 'rsa') {
     throw new KeyLoadError(

@@ -97,6 +97,8 @@ export function checkAuthorizeRequest(
     throw invalidRequest('Invalid parameter: code_challenge');
   if (client.pkce === 'required' && codeChallenge === undefined)
     throw invalidRequest(`Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`);
+  if (client.pkce === 'required' && method !== 'S256')
+    throw invalidRequest(`Invalid parameter: code_challenge_method (client "${client.id}" requires S256)`);
   const state = params.get('state');
   const prompt = parsePrompt(params.get('prompt'));
   const maxAge = parseMaxAge(params.get('max_age'));

@@ -48,6 +48,8 @@ export class Store {
   readonly #clock: Clock;
   readonly #sessions = new Map<string, Session>();
   readonly #codes = new Map<string, CodeGrant>();
+  /** Codes exchanged successfully → their session, until they would have expired: a replay ends it. */
+  readonly #spentCodes = new Map<string, { sessionId: string; expiresAt: number }>();
   /** jti → exp; a revoked token stays listed until it would have expired anyway. */
   readonly #revoked = new Map<string, number>();
   readonly #assertions = new Map<string, number>();
@@ -155,6 +157,17 @@ export class Store {
     return grant;
   }
 
+  /** Records that `grant` was exchanged for tokens: using its code again ends its session. */
+  markCodeSpent(grant: CodeGrant): void {
+    this.#spentCodes.set(grant.code, { sessionId: grant.sessionId, expiresAt: grant.expiresAt });
+  }
+
+  /** The session whose tokens a successfully exchanged code gave, if `code` is one (and has not expired). */
+  spentCodeSession(code: string): string | undefined {
+    const spent = this.#spentCodes.get(code);
+    return spent !== undefined && spent.expiresAt > this.#clock.nowSeconds() ? spent.sessionId : undefined;
+  }
+
   revoke(jti: string, exp: number): void {
     this.#revoked.set(jti, exp);
     this.#maybeSweep();
@@ -178,6 +191,7 @@ export class Store {
     const now = this.#clock.nowSeconds();
     this.expireSessions();
     for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
+    for (const [code, s] of this.#spentCodes) if (s.expiresAt <= now) this.#spentCodes.delete(code);
     for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);
     for (const [id, until] of this.#endedUntil) if (until <= now) this.#endedUntil.delete(id);
     // An assertion verifies while either the mock or the real clock is before its exp (+ tolerance): its jti

@@ -34,8 +34,17 @@ export function grantAuthorizationCode(p: Provider, client: Client, params: Para
   const codeValue = params.require('code');
   const redirectUri = params.get('redirect_uri');
   const code = p.store.takeCode(codeValue);
-  if (code === undefined)
+  if (code === undefined) {
+    // RFC 6749 §4.1.2: a code used twice revokes the tokens of its first exchange; Keycloak ends the session.
+    const replayed = p.store.spentCodeSession(codeValue);
+    if (replayed !== undefined) {
+      p.store.endSession(replayed);
+      throw invalidGrant(
+        'Code not valid: it was already used, so the tokens of its first exchange are revoked and its session ended',
+      );
+    }
     throw invalidGrant('Code not valid (unknown, or already used: codes are single-use)');
+  }
   if (code.expiresAt <= p.clock.nowSeconds()) throw invalidGrant('Code is expired');
   if (code.clientId !== client.id) throw invalidGrant('Code was issued to another client');
   if (redirectUri === undefined) throw invalidRequest('Missing parameter: redirect_uri');
@@ -46,6 +55,7 @@ export function grantAuthorizationCode(p: Provider, client: Client, params: Para
   if (session === undefined) throw invalidGrant('Session not active');
   const subject = p.realm.users.get(code.username);
   if (subject === undefined) throw invalidGrant(`User "${code.username}" no longer exists`);
+  p.store.markCodeSpent(code);
   return {
     client,
     subject,
