@@ -25,10 +25,12 @@ export const RESERVED_MEMBER = '__proto__';
  */
 export function reservedMemberPaths(value: unknown, max = 20): (string | number)[][] {
   const found: (string | number)[][] = [];
+  const seen = new WeakSet<object>(); // each object once: shared (and cyclic) values end the walk
   const stack: [unknown, (string | number)[]][] = [[value, []]];
   for (let item = stack.pop(); item !== undefined && found.length < max; item = stack.pop()) {
     const [node, path] = item;
-    if (typeof node !== 'object' || node === null) continue;
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
     if (Array.isArray(node)) {
       node.forEach((child, i) => stack.push([child, [...path, i]]));
       continue;

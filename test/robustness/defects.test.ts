@@ -184,6 +184,16 @@ describe('3: YAML aliases: a bomb is a FixturesError at file:line:col, real reus
     expect(String(answer.json['error_description'])).toMatch(/body:4:\d+ too many alias expansions/);
   });
 
+  it.each([
+    ['a: &a [*a]\nclients:\n  x: { secret: s }\n', 'body:1:8'],
+    ['clients: &c\n  x: { secret: s }\n  y: *c\n', 'body:3:6'],
+    ['clients:\n  x: { secret: s }\nusers:\n  u: &u { claims: { self: *u } }\n', 'body:4:27'],
+  ])('an alias inside its own anchor is a 400 at its place: %j', async (text, where) => {
+    const answer = await put(text);
+    expect(answer.status).toBe(400);
+    expect(String(answer.json['error_description'])).toContain(`${where} an alias inside its own anchor`);
+  });
+
   it('a file that reuses one anchor 500 times loads', async () => {
     let text = 'clients:\n  x: { secret: s }\nusers:\n  u0: { realmRoles: &roles [user, admin] }\n';
     for (let i = 1; i <= 500; i++) text += `  u${i}: { realmRoles: *roles }\n`;
