@@ -38,7 +38,7 @@ export function grantAuthorizationCode(p: Provider, client: Client, params: Para
     // RFC 6749 §4.1.2: a code used twice revokes the tokens of its first exchange; Keycloak ends the session.
     const replayed = p.store.spentCodeSession(codeValue);
     if (replayed !== undefined) {
-      p.store.endSession(replayed);
+      p.store.endSession(replayed, 'revoked');
       throw invalidGrant(
         'Code not valid: it was already used, so the tokens of its first exchange are revoked and its session ended',
       );
