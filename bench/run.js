@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --no-docker]`: measures mock-idp on this machine in one run, prints a
+// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures]`: measures mock-idp on this machine in one run, prints a
 // table with the targets and writes bench/results/latest.json. All traffic stays on 127.0.0.1.
 // Env: MOCK_IDP_IMAGE (Docker image to time), MOCK_IDP_BIN (another build of the CLI to measure).
 import { generateKeyPairSync } from 'node:crypto';
@@ -13,7 +13,8 @@ import { measureDocker } from './lib/docker.js';
 import { basicAuth, CC_BODY, clientCredentials, endpoints, FORM, jwtAlgs, MACHINE } from './lib/http.js';
 import { authCodeLoad, authCodeRoundTrip, cannon } from './lib/load.js';
 import { ROOT, startMockIdp } from './lib/mock-idp.js';
-import { evaluate, table } from './lib/report.js';
+import { measureFixturesLoad } from './lib/fixtures-load.js';
+import { evaluate, fixtureRows, table } from './lib/report.js';
 import { measureSigningLimit } from './lib/sign-limit.js';
 import { measureUsers } from './lib/users.js';
 
@@ -118,7 +119,25 @@ async function ok200(res, what) {
   return r;
 }
 
+/** `npm run bench -- --fixtures`: only the fixture-loading section (a minute), printed and saved apart. */
+async function fixturesOnly() {
+  mkdirSync(RESULTS, { recursive: true });
+  const fixtures = await section('fixture loading (50,000 users)', () =>
+    measureFixturesLoad({ runs: 3, dir: RESULTS }),
+  );
+  writeFileSync(
+    `${RESULTS}fixtures.json`,
+    JSON.stringify({ date: new Date().toISOString(), fixtures }, null, 2) + '\n',
+  );
+  console.log(
+    `\nmock-idp fixture loading: ${cpus()[0]?.model}, ${availableParallelism()} cores, Node ${process.version}\n`,
+  );
+  console.log(table(fixtureRows(fixtures)));
+  if ('error' in fixtures) process.exitCode = 1;
+}
+
 async function main() {
+  if (argv.includes('--fixtures')) return fixturesOnly();
   const started = performance.now();
   mkdirSync(RESULTS, { recursive: true });
   /** @type {Record<string, any>} */
@@ -160,6 +179,9 @@ async function main() {
   r.docker = argv.includes('--no-docker')
     ? { skipped: '--no-docker' }
     : await section('Docker start-to-healthy', () => measureDocker({ runs: cfg.dockerRuns }));
+  r.fixtures = await section('fixture loading (50,000 users)', () =>
+    measureFixturesLoad({ runs: quick ? 1 : 3, dir: RESULTS }),
+  );
   await limit('third');
   const best = limits.filter((x) => !x.error).sort((a, b) => b.limit - a.limit)[0];
   r.signingLimit = best ? { ...best, measurements: limits } : limits[0];

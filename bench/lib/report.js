@@ -176,7 +176,34 @@ export function evaluate(r) {
       },
     );
   }
+  rows.push(...fixtureRows(r.fixtures));
   return { derived, rows };
+}
+
+/** Rows of the fixture-loading section (bench/lib/fixtures-load.js). @param {any} fx @returns {Row[]} */
+export function fixtureRows(fx) {
+  if (fx == null) return [];
+  if (fx.error) return [{ metric: 'fixtures: 50,000 users', value: `failed: ${fx.error}` }];
+  return [
+    {
+      metric: `fixtures: \`check\` of ${fmt(fx.users)} users (${fx.fileMB} MB), best wall time`,
+      value: fmt(fx.check50000Ms, ' ms'),
+      target: '< 1,000 ms',
+      status: check(fx.check50000Ms, (x) => x < 1000),
+    },
+    {
+      metric: '  50,000 ÷ 12,500 users (4 = linear)',
+      value: fmt(fx.linearity, '×', 2),
+      target: '≈ 4×',
+      status: check(fx.linearity, (x) => x < 5),
+    },
+    {
+      metric: `  PUT /mock/fixtures of the same: time; /health every 20 ms meanwhile`,
+      value: `${fmt(fx.putFixtures?.putMs, ' ms')}; ${fmt(fx.putFixtures?.healthAnswers)} answers, slowest ${fmt(fx.putFixtures?.healthMaxMs, ' ms')}`,
+      target: 'keeps answering: slowest < 1,000 ms',
+      status: check(fx.putFixtures?.healthMaxMs, (x) => x < 1000),
+    },
+  ];
 }
 
 /** @param {Row[]} rows @returns {string} */

@@ -2,8 +2,8 @@
 import express from 'express';
 import { isDeepStrictEqual } from 'node:util';
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
-import { parseFixtures } from '../fixtures/load.js';
-import { buildRealm, type Realm } from '../fixtures/realm.js';
+import { realmFromText } from '../fixtures/parse-worker.js';
+import type { Realm } from '../fixtures/realm.js';
 import type { Provider } from '../provider.js';
 
 /** Start-up settings: a replacement may carry them, but they only take effect at the next start. */
@@ -26,15 +26,14 @@ export async function replaceFixtures(
   source: string,
   baseDir: string,
 ): Promise<ReplacedFixtures> {
-  const loaded = parseFixtures(text, source, baseDir);
-  const realm = await buildRealm(loaded);
+  const { realm, realmAt } = await realmFromText(text, source, baseDir);
   const current = p.realm;
   if (realm.name !== current.name) {
     throw new FixturesError(source, [
       {
         path: ['realm'],
         message: `the realm name cannot change while running (serving "${current.name}", got "${realm.name}"): restart instead`,
-        ...loaded.locate(['realm']),
+        ...realmAt,
       },
     ]);
   }
@@ -46,7 +45,7 @@ export async function replaceFixtures(
 /** PUT replaces the fixtures with the body; a bad body answers 400 with every problem and changes nothing. */
 export function fixtureRoutes(p: Provider): express.Router {
   const router = express.Router();
-  router.put('/', express.text({ type: () => true, limit: '5mb' }), async (req, res) => {
+  router.put('/', express.text({ type: () => true, limit: '16mb' }), async (req, res) => {
     const text = typeof req.body === 'string' ? req.body : '';
     try {
       const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir);

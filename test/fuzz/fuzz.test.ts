@@ -182,7 +182,11 @@ const optionalHeaders = fc.record(
     authorization,
     'content-type': contentType,
     origin: fc.oneof(fc.constantFrom('http://app.example', 'null', 'http://evil.example'), headerValue),
-    'x-forwarded-host': headerValue,
+    host: fc.oneof(
+      fc.constantFrom('localhost:99999', '[::1]:8080', '[:::]', 'a..b', 'LOCALHOST', 'x:0'),
+      headerValue,
+    ),
+    'x-forwarded-host': fc.oneof(fc.constantFrom('[::1', 'h:65536', 'mock-idp:8080'), headerValue),
     'x-forwarded-proto': fc.constantFrom('http', 'https', 'ftp', ''),
     'x-forwarded-port': fc.oneof(fc.constantFrom('443', '99999', '-1'), headerValue),
     cookie: headerValue,

@@ -349,3 +349,24 @@ describe('10: deeply nested values are a 400 for every signature', () => {
     ).rejects.toThrow(/users\.u\.claims\.deep.*nest/);
   });
 });
+
+describe('found by the fuzz: a forwarded host or port that is no URL host is ignored, not a 500', () => {
+  it.each([
+    [{ 'x-forwarded-port': '99999' }],
+    [{ 'x-forwarded-host': 'h:65536' }],
+    [{ 'x-forwarded-host': '[:::]' }],
+    [{ 'x-forwarded-host': 'bad host', 'x-forwarded-port': '70000' }],
+  ])('%j', async (headers) => {
+    const idp = await start(BASE);
+    for (const path of ['/protocol/openid-connect/logout', '/.well-known/openid-configuration']) {
+      const response = await fetch(`${idp.issuer}${path}`, { headers });
+      expect(response.status, path).toBeLessThan(500);
+    }
+    const discovery = (await (
+      await fetch(`${idp.issuer}/.well-known/openid-configuration`, { headers })
+    ).json()) as {
+      issuer: string;
+    };
+    expect(URL.canParse(discovery.issuer)).toBe(true);
+  });
+});

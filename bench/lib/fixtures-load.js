@@ -1,0 +1,116 @@
+// Fixture loading at scale (issue 10): how long `check` takes for 12,500 and 50,000 users (linear: the
+// ratio should be about 4), and whether /health keeps answering while a big PUT /mock/fixtures is parsed.
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { kill } from './children.js';
+import { BIN, ROOT, startMockIdp } from './mock-idp.js';
+
+/** A valid fixtures file with `n` users, each with a few claims and roles (about 130 bytes a user). */
+export function fixturesWithUsers(n) {
+  const lines = [
+    'realm: mock',
+    'clients:',
+    '  bench-machine:',
+    '    secret: bench-machine-secret',
+    '    grants: [client_credentials]',
+    '  bench-web:',
+    '    secret: bench-web-secret',
+    '    redirectUris: [http://127.0.0.1/cb]',
+    'users:',
+  ];
+  for (let i = 0; i < n; i++) {
+    lines.push(
+      `  user${i}:`,
+      `    claims: { name: User ${i}, idp_altsub: 9578-6000-4-${String(i).padStart(6, '0')} }`,
+      '    realmRoles: [user]',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Wall time of `mock-idp check FILE` (includes Node's start, ~0.2 s), best of `runs`. */
+async function timeCheck(file, runs) {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const code = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'check', file], { cwd: ROOT, stdio: 'ignore' });
+      child.on('close', resolve);
+    });
+    if (code !== 0) throw new Error(`check ${file} exited ${code}`);
+    best = Math.min(best, performance.now() - t0);
+  }
+  return Math.round(best);
+}
+
+/** One request's status and time. */
+function request(url, { method = 'GET', body } = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = http.request(url, { method, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - t0 }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * PUT /mock/fixtures with `text` while /health is asked every 20 ms: the PUT's time, and the longest
+ * /health answer during it (the time the event loop was blocked, at worst).
+ */
+async function healthDuringPut(base, text) {
+  const origin = new URL(base).origin;
+  const health = [];
+  let putting = true;
+  const poll = (async () => {
+    while (putting) {
+      const t = performance.now();
+      const r = await request(`${origin}/health`);
+      health.push(r.ms);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 20 - (performance.now() - t))));
+    }
+  })();
+  const put = await request(`${base}/mock/fixtures`, { method: 'PUT', body: text });
+  putting = false;
+  await poll;
+  if (put.status !== 200) throw new Error(`PUT /mock/fixtures answered ${put.status}`);
+  const sorted = [...health].sort((a, b) => a - b);
+  return {
+    putMs: Math.round(put.ms),
+    healthAnswers: health.length,
+    healthMaxMs: Math.round(sorted.at(-1) ?? 0),
+    healthP50Ms: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+  };
+}
+
+/**
+ * @param {{ runs?: number, dir: string }} opts
+ */
+export async function measureFixturesLoad({ runs = 3, dir }) {
+  mkdirSync(dir, { recursive: true });
+  const small = `${dir}fixtures-12500-users.yaml`;
+  const big = `${dir}fixtures-50000-users.yaml`;
+  const bigText = fixturesWithUsers(50_000);
+  writeFileSync(small, fixturesWithUsers(12_500));
+  writeFileSync(big, bigText);
+  const checkSmallMs = await timeCheck(small, runs);
+  const checkBigMs = await timeCheck(big, runs);
+  const idp = await startMockIdp();
+  try {
+    const during = await healthDuringPut(idp.base, bigText);
+    return {
+      users: 50_000,
+      fileMB: Math.round((Buffer.byteLength(bigText) / 2 ** 20) * 10) / 10,
+      check12500Ms: checkSmallMs,
+      check50000Ms: checkBigMs,
+      linearity: Math.round((checkBigMs / checkSmallMs) * 100) / 100,
+      putFixtures: during,
+    };
+  } finally {
+    await kill(idp.child);
+  }
+}
