@@ -59,12 +59,15 @@ const ENDPOINT_PATHS = [
 ];
 const QA_PATHS = [
   '/mock/tokens',
+  '/mock/tokens/verify',
   '/mock/clock',
   '/mock/faults',
   '/mock/keys',
   '/mock/keys/rotate',
   '/mock/sessions',
   '/mock/fixtures',
+  '/mock/requests',
+  '/mock/ui',
 ];
 
 const NAMES = [

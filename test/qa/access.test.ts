@@ -36,6 +36,9 @@ const ROUTES: [string, string, unknown][] = [
   ['POST', '/mock/keys/rotate', undefined],
   ['GET', '/mock/sessions', undefined],
   ['DELETE', '/mock/sessions', undefined],
+  ['GET', '/mock/requests', undefined],
+  ['DELETE', '/mock/requests', undefined],
+  ['POST', '/mock/tokens/verify', { token: 'x' }],
   ['PUT', '/mock/fixtures', 'clients:\n  batch: { secret: batch-secret, grants: [client_credentials] }\n'],
 ];
 
