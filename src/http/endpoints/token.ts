@@ -5,12 +5,13 @@ import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidRequest, OAuthError } from '../../oauth/errors.js';
 import { grantAuthorizationCode } from '../../oauth/grants/authorization-code.js';
 import { grantClientCredentials } from '../../oauth/grants/client-credentials.js';
+import { grantPassword } from '../../oauth/grants/password.js';
 import { grantRefreshToken } from '../../oauth/grants/refresh-token.js';
 import { issueTokenSet } from '../../oauth/token-set.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../paths.js';
 
-const SUPPORTED = ['authorization_code', 'client_credentials', 'refresh_token'];
+const SUPPORTED = ['authorization_code', 'client_credentials', 'refresh_token', 'password'];
 
 export function tokenHandler(p: Provider): RequestHandler {
   return async (req, res) => {
@@ -37,7 +38,9 @@ export function tokenHandler(p: Provider): RequestHandler {
         ? grantClientCredentials(p, client, params, method, issuer)
         : grantType === 'authorization_code'
           ? grantAuthorizationCode(p, client, params)
-          : await grantRefreshToken(p, client, params);
+          : grantType === 'password'
+            ? grantPassword(p, client, params, issuer)
+            : await grantRefreshToken(p, client, params);
     if (!grant.serviceAccount) noteForLog(res, { user: grant.subject.username });
     const idToken = !grant.serviceAccount && grant.scopes.includes('openid');
     sendNoStore(res, await issueTokenSet(p, grant, { issuer, idToken }));

@@ -1,5 +1,6 @@
 // grant_type=refresh_token: a whole new token set for the same session, scope equal or narrower.
 import type { Client } from '../../fixtures/realm.js';
+import type { GrantType } from '../../fixtures/schema.js';
 import type { Provider } from '../../provider.js';
 import type { Grant } from '../../tokens/claims.js';
 import { explained, invalidGrant, unauthorizedClient } from '../errors.js';
@@ -8,7 +9,9 @@ import type { Params } from '../params.js';
 import { narrowScopes, parseScope } from '../scopes.js';
 
 export async function grantRefreshToken(p: Provider, client: Client, params: Params): Promise<Grant> {
-  if (!client.grants.includes('refresh_token') && !client.grants.includes('client_credentials')) {
+  if (
+    !['refresh_token', 'client_credentials', 'password'].some((g) => client.grants.includes(g as GrantType))
+  ) {
     throw unauthorizedClient(`Client "${client.id}" is not allowed the refresh_token grant`);
   }
   const token = params.require('refresh_token');

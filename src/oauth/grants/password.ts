@@ -1,0 +1,33 @@
+// grant_type=password (Keycloak's direct access grants): a fixture user's username and password, for a
+// client that lists the grant. Wrong, unknown and password-less users get one answer (no enumeration).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Client } from '../../fixtures/realm.js';
+import type { Provider } from '../../provider.js';
+import type { Grant } from '../../tokens/claims.js';
+import { OAuthError, unauthorizedClient } from '../errors.js';
+import type { Params } from '../params.js';
+import { grantScopes, parseScope } from '../scopes.js';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/** Compared as digests: constant time whatever the lengths. */
+function samePassword(given: string, expected: string | undefined): boolean {
+  return expected !== undefined && timingSafeEqual(digest(given), digest(expected));
+}
+
+export function grantPassword(p: Provider, client: Client, params: Params, issuer: string): Grant {
+  if (!client.grants.includes('password'))
+    throw unauthorizedClient(
+      `Client "${client.id}" is not allowed direct access grants (grant_type password)`,
+    );
+  const username = params.require('username');
+  const password = params.require('password');
+  const user = p.realm.users.get(username);
+  // As Keycloak: 401 invalid_grant, the same for an unknown user, a wrong password and a user without one.
+  if (user === undefined || !samePassword(password, user.password))
+    throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
+  const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
+  const now = p.clock.nowSeconds();
+  const sessionId = p.openSession({ clientId: client.id, issuer, username, sub: user.sub, authTime: now });
+  return { client, subject: user, serviceAccount: false, scopes, sessionId, authTime: now };
+}
