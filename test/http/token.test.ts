@@ -333,11 +333,11 @@ const ERROR_CASES: ErrorCase[] = [
     error: 'invalid_request',
   },
   {
-    name: 'grant_type password',
+    name: 'grant_type password for a client that does not list it',
     body: { grant_type: 'password', username: 'ingrid', password: 'x' },
     authorization: basicFor('teller-web'),
     status: 400,
-    error: 'unsupported_grant_type',
+    error: 'unauthorized_client',
   },
   {
     name: 'grant_type implicit',
