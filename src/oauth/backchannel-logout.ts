@@ -44,7 +44,6 @@ export class BackchannelLogout {
   readonly #timeoutMs: number;
   readonly #backoffMs: number;
   readonly #stop = new AbortController();
-  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(p: Provider, log: Logger, options: BackchannelOptions = {}) {
     this.#p = p;
@@ -60,17 +59,10 @@ export class BackchannelLogout {
     for (const clientId of session.clients) {
       const uri = this.#p.realm.clients.get(clientId)?.backchannelLogoutUri;
       if (uri === undefined) continue;
-      const delivery = this.#deliver(session, clientId, uri).catch((err: unknown) => {
+      this.#deliver(session, clientId, uri).catch((err: unknown) => {
         this.#log.warn(`back-channel logout to client ${clientId}: ${(err as Error).message}`);
       });
-      this.#inFlight.add(delivery);
-      void delivery.finally(() => this.#inFlight.delete(delivery));
     }
-  }
-
-  /** Deliveries still running (tests wait on them). */
-  settled(): Promise<void> {
-    return Promise.all([...this.#inFlight]).then(() => undefined);
   }
 
   /** Abandons every delivery (server close). */

@@ -1,18 +1,9 @@
 // The fault request of POST /mock/faults and a pending fault: schema and types, apart from HTTP.
 import { z } from 'zod';
-import type { EndpointName } from '../http/paths.js';
+import { ENDPOINT_NAMES, type EndpointName } from '../http/paths.js';
 
-/** Endpoints a fault can target: the contract's five, and the other named endpoints. */
-export const FAULT_ENDPOINTS = [
-  'token',
-  'introspect',
-  'discovery',
-  'certs',
-  'userinfo',
-  'auth',
-  'logout',
-  'revoke',
-] as const satisfies readonly EndpointName[];
+/** Endpoints a fault can target: every named endpoint (the contract's five among them). */
+export const FAULT_ENDPOINTS = ENDPOINT_NAMES;
 
 export const faultSchema = z
   .strictObject({
