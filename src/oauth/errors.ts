@@ -12,6 +12,10 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'access_denied'
   | 'login_required'
+  | 'invalid_request_object'
+  | 'invalid_request_uri'
+  | 'invalid_client_metadata'
+  | 'invalid_redirect_uri'
   | 'not_found'
   | 'temporarily_unavailable'
   | 'server_error';

@@ -13,7 +13,9 @@ import {
 import { browserSession, sessionCookies } from '../../oauth/browser-session.js';
 import type { Session } from '../../oauth/store.js';
 import { OAuthError } from '../../oauth/errors.js';
+import type { Params } from '../../oauth/params.js';
 import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
+import { withRequestObject } from '../../oauth/request-object.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendFormPost, sendLoginPage } from '../pages.js';
 import { PATHS } from '../paths.js';
@@ -39,6 +41,31 @@ function respond(
     .end();
 }
 
+/** Sends an error to a known-good redirect URI, in the response mode the request asked for. */
+function redirectError(
+  res: Response,
+  redirectUri: string,
+  params: Params,
+  issuer: string,
+): (error: string, description: string) => void {
+  const state = params.get('state');
+  const fallbackMode: ResponseMode = params.get('response_type')?.includes('id_token') ? 'fragment' : 'query';
+  const requestedMode = params.get('response_mode');
+  const errorMode: ResponseMode =
+    requestedMode === 'fragment' || requestedMode === 'form_post' || requestedMode === 'query'
+      ? requestedMode
+      : fallbackMode;
+  return (error, description) => {
+    noteForLog(res, { error });
+    respond(res, redirectUri, errorMode, {
+      error,
+      error_description: description,
+      ...(state !== undefined ? { state } : {}),
+      iss: issuer,
+    });
+  };
+}
+
 export function authorizeHandler(p: Provider): RequestHandler {
   return async (req, res) => {
     let params;
@@ -55,6 +82,18 @@ export function authorizeHandler(p: Provider): RequestHandler {
     if (client === undefined) return sendErrorPage(res, 400, `Client not found: "${clientId}"`);
     // Only a fixture client id reaches the log line: request text could forge log lines.
     noteForLog(res, { client: client.id });
+    const query = params;
+    try {
+      params = await withRequestObject(query, { client, issuer, clock: p.clock });
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      // The object is not to be trusted: the query's redirect_uri gets the error when it is registered.
+      const queryRedirect = query.get('redirect_uri');
+      if (queryRedirect !== undefined && isRegisteredRedirect(client, queryRedirect))
+        return redirectError(res, queryRedirect, query, issuer)(err.error, err.message);
+      noteForLog(res, { error: err.error });
+      return sendErrorPage(res, 400, err.message);
+    }
     const redirectUri = params.get('redirect_uri');
     if (redirectUri === undefined) return sendErrorPage(res, 400, 'Missing parameter: redirect_uri');
     if (!isRegisteredRedirect(client, redirectUri))
@@ -64,24 +103,7 @@ export function authorizeHandler(p: Provider): RequestHandler {
         `Invalid parameter: redirect_uri "${redirectUri}" is not registered for client "${client.id}"`,
       );
 
-    const state = params.get('state');
-    const fallbackMode: ResponseMode = params.get('response_type')?.includes('id_token')
-      ? 'fragment'
-      : 'query';
-    const requestedMode = params.get('response_mode');
-    const errorMode: ResponseMode =
-      requestedMode === 'fragment' || requestedMode === 'form_post' || requestedMode === 'query'
-        ? requestedMode
-        : fallbackMode;
-    const fail = (error: string, description: string): void => {
-      noteForLog(res, { error });
-      respond(res, redirectUri, errorMode, {
-        error,
-        error_description: description,
-        ...(state !== undefined ? { state } : {}),
-        iss: issuer,
-      });
-    };
+    const fail = redirectError(res, redirectUri, params, issuer);
     let request;
     try {
       request = checkAuthorizeRequest(p, client, redirectUri, params);

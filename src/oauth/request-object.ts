@@ -1,0 +1,130 @@
+// Request objects at the authorize endpoint (OIDC Core 6.1/6.2, RFC 9101): `request`, and `request_uri`
+// fetched over http(s); a verified object's parameters replace the query's.
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  UnsecuredJWT,
+  type JWTPayload,
+} from 'jose';
+import { Clock } from '../clock.js';
+import type { Client } from '../fixtures/realm.js';
+import { invalidRequest, OAuthError } from './errors.js';
+import { Params } from './params.js';
+import { ASSERTION_TOLERANCE_S } from './store.js';
+import { fetchRequestUri, type RequestUriLimits } from './request-uri.js';
+
+export interface RequestObjectContext {
+  /** The client the query's client_id names (its `jwks` verifies RS256 objects). */
+  client: Client;
+  /** The realm base URL: an object's `aud`, when present, must name it. */
+  issuer: string;
+  clock: Clock;
+  /** Limits of the request_uri fetch. Default: 5 s, 64 kB. */
+  limits?: RequestUriLimits;
+}
+
+/** JWT claims of the object itself, not authorization parameters. */
+const OBJECT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sub', 'request', 'request_uri']);
+
+const invalidObject = (why: string): OAuthError =>
+  new OAuthError('invalid_request_object', `Invalid request object: ${why}`);
+
+/**
+ * The authorize parameters with the request object's (from `request` or `request_uri`) in place: its
+ * values win over the query's. Without either parameter, `params` itself. Throws invalid_request,
+ * invalid_request_object or invalid_request_uri.
+ */
+export async function withRequestObject(params: Params, ctx: RequestObjectContext): Promise<Params> {
+  const request = params.get('request');
+  const requestUri = params.get('request_uri');
+  if (request === undefined && requestUri === undefined) return params;
+  if (request !== undefined && requestUri !== undefined)
+    throw invalidRequest('Use either request or request_uri, not both');
+  const jwt = request ?? (await fetchRequestUri(requestUri as string, ctx.limits));
+  const payload = await verifyRequestObject(jwt, ctx);
+
+  const merged = new Map<string, string>();
+  for (const [name, value] of params.entries())
+    if (name !== 'request' && name !== 'request_uri') merged.set(name, value);
+  for (const [name, value] of Object.entries(payload)) {
+    if (OBJECT_CLAIMS.has(name) || value === null || value === undefined) continue;
+    merged.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return Params.from(Object.fromEntries(merged));
+}
+
+/** Verifies a request object: alg none or RS256 by the client's jwks; iss, aud, client_id and times. */
+export async function verifyRequestObject(jwt: string, ctx: RequestObjectContext): Promise<JWTPayload> {
+  const { client } = ctx;
+  const parts = jwt.split('.').length;
+  if (parts === 5) throw invalidObject('encrypted request objects (JWE) are not supported');
+  let alg: string | undefined;
+  try {
+    if (parts !== 3) throw new TypeError('not three parts');
+    ({ alg } = decodeProtectedHeader(jwt));
+  } catch {
+    throw invalidObject('not a JWT');
+  }
+  let verify: (currentDate: Date) => Promise<JWTPayload>;
+  const claimOptions = (currentDate: Date) => ({ currentDate, clockTolerance: ASSERTION_TOLERANCE_S });
+  if (alg === 'none') {
+    verify = async (currentDate) => UnsecuredJWT.decode(jwt, claimOptions(currentDate)).payload;
+  } else if (alg === 'RS256') {
+    if (client.jwks === undefined)
+      throw invalidObject(`client "${client.id}" has no jwks to verify an RS256 request object with`);
+    const jwks = createLocalJWKSet(client.jwks);
+    verify = async (currentDate) =>
+      (await jwtVerify(jwt, jwks, { algorithms: ['RS256'], ...claimOptions(currentDate) })).payload;
+  } else {
+    throw invalidObject(`alg "${String(alg)}" is not supported (none or RS256)`);
+  }
+  const payload = await verifyTimes(verify, ctx.clock);
+  if (payload.iss !== undefined && payload.iss !== client.id)
+    throw invalidObject(`iss "${payload.iss}" is not the client id "${client.id}"`);
+  const aud = payload.aud;
+  if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).includes(ctx.issuer))
+    throw invalidObject(`aud does not name the issuer ${ctx.issuer}`);
+  const inner = payload['client_id'];
+  if (inner !== undefined && inner !== client.id)
+    throw invalidObject(`client_id "${String(inner)}" differs from the query's "${client.id}"`);
+  return payload;
+}
+
+/**
+ * Runs `verify` at the mock clock's time; a time failure is retried at real time while the mock clock is
+ * set away from it, since the client under test makes the object with its own (real) clock, as it does
+ * a client assertion (PRODUCT.md §5).
+ */
+async function verifyTimes(
+  verify: (currentDate: Date) => Promise<JWTPayload>,
+  clock: Clock,
+): Promise<JWTPayload> {
+  try {
+    return await verify(clock.now());
+  } catch (err) {
+    if (!isTimeFailure(err) || clock.isReal) throw invalidObject(describe(err));
+    try {
+      return await verify(new Date(Clock.realMs()));
+    } catch (err2) {
+      throw invalidObject(describe(err2));
+    }
+  }
+}
+
+function isTimeFailure(err: unknown): boolean {
+  return (
+    err instanceof joseErrors.JWTExpired ||
+    (err instanceof joseErrors.JWTClaimValidationFailed && (err.claim === 'nbf' || err.claim === 'iat'))
+  );
+}
+
+function describe(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'expired (exp is in the past)';
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature verification failed';
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return "no key of the client's jwks matches";
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return `${err.claim} check failed: ${err.message}`;
+  if (err instanceof joseErrors.JOSEError) return err.message;
+  return 'verification failed';
+}
