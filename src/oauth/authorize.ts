@@ -1,9 +1,9 @@
-// The authorize request: validation steps and code issuance, apart from HTTP.
+// The authorize request: validation steps and the front-channel response (code, tokens), apart from HTTP.
 import type { Client, Subject } from '../fixtures/realm.js';
 import type { Provider } from '../provider.js';
 import { sessionStateFor } from './browser-session.js';
 import type { Session } from './store.js';
-import { buildIdClaims } from '../tokens/claims.js';
+import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
 import { halfHash, signRs256 } from '../tokens/sign.js';
 import { OAuthError, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
@@ -11,10 +11,45 @@ import { grantScopes, parseScope } from './scopes.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 
+/**
+ * The response types discovery advertises, words in this (alphabetical) order: `code` and `none` (the code
+ * flow), `id_token`, `token`, `id_token token` (implicit), `code id_token`, `code token`,
+ * `code id_token token` (hybrid; OIDC Core 3.3, OAuth 2.0 Multiple Response Types).
+ */
+export const RESPONSE_TYPES = [
+  'code',
+  'none',
+  'id_token',
+  'token',
+  'id_token token',
+  'code id_token',
+  'code token',
+  'code id_token token',
+] as const;
+export type ResponseType = (typeof RESPONSE_TYPES)[number];
+
+/** The words of a response_type in canonical order, or undefined for a combination that is not supported. */
+export function parseResponseType(value: string): ResponseType | undefined {
+  const words = value.split(' ');
+  if (new Set(words).size !== words.length) return undefined;
+  const normalized = words.sort().join(' ');
+  return (RESPONSE_TYPES as readonly string[]).includes(normalized)
+    ? (normalized as ResponseType)
+    : undefined;
+}
+
+/** Whether the response carries a token (access or ID token): then never in the query (fragment or form_post). */
+export function returnsToken(type: string | undefined): boolean {
+  return type !== undefined && type.split(' ').some((w) => w === 'token' || w === 'id_token');
+}
+
+const hasWord = (type: ResponseType, word: 'code' | 'id_token' | 'token'): boolean =>
+  type.split(' ').includes(word);
+
 export interface AuthorizeRequest {
   client: Client;
   redirectUri: string;
-  responseType: 'code' | 'code id_token';
+  responseType: ResponseType;
   responseMode: ResponseMode;
   scopes: string[];
   state?: string;
@@ -60,45 +95,43 @@ export function checkAuthorizeRequest(
 ): AuthorizeRequest {
   const responseType = params.get('response_type');
   if (responseType === undefined) throw invalidRequest('Missing parameter: response_type');
-  const normalized = responseType.split(' ').sort().join(' ');
-  if (normalized !== 'code' && normalized !== 'code id_token') {
+  const type = parseResponseType(responseType);
+  if (type === undefined) {
     throw new OAuthError(
       'unsupported_response_type',
-      `Unsupported response_type "${responseType}" (supported: code, code id_token)`,
+      `Unsupported response_type "${responseType}" (supported: ${RESPONSE_TYPES.join(', ')})`,
     );
   }
-  const type = normalized as AuthorizeRequest['responseType'];
-  const mode = params.get('response_mode') ?? (type === 'code' ? 'query' : 'fragment');
+  const tokens = returnsToken(type);
+  const mode = params.get('response_mode') ?? (tokens ? 'fragment' : 'query');
   if (mode !== 'query' && mode !== 'fragment' && mode !== 'form_post')
     throw invalidRequest(`Invalid parameter: response_mode "${mode}"`);
-  if (type !== 'code' && mode === 'query')
+  if (tokens && mode === 'query')
     throw invalidRequest(
-      'Invalid parameter: response_mode query is not allowed with an ID token in the response',
+      `Invalid parameter: response_mode query is not allowed with response_type ${type} (tokens go in the fragment or a form_post)`,
     );
-  if (!client.grants.includes('authorization_code')) {
+  // As Keycloak's "standard flow" and "implicit flow" switches: a code needs the code grant, a token from
+  // the front channel the implicit grant. `code id_token` is the code flow's hybrid (PRODUCT.md §4).
+  if ((hasWord(type, 'code') || type === 'none') && !client.grants.includes('authorization_code')) {
     throw new OAuthError(
       'unauthorized_client',
-      `Client "${client.id}" is not allowed the authorization_code grant`,
+      `Client "${client.id}" is not allowed the authorization_code grant (response_type ${type})`,
+    );
+  }
+  if ((hasWord(type, 'token') || type === 'id_token') && !client.grants.includes('implicit')) {
+    throw new OAuthError(
+      'unauthorized_client',
+      `Client "${client.id}" is not allowed the implicit grant (response_type ${type})`,
     );
   }
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
   const nonce = params.get('nonce');
-  if (type === 'code id_token' && nonce === undefined)
-    throw invalidRequest('Missing parameter: nonce (required with an ID token in the response)');
-  if (type === 'code id_token' && !scopes.includes('openid'))
-    throw invalidRequest('The scope openid is required with response_type code id_token');
-  const codeChallenge = params.get('code_challenge');
-  const method = params.get('code_challenge_method') ?? (codeChallenge !== undefined ? 'plain' : undefined);
-  if (method !== undefined && method !== 'S256' && method !== 'plain')
-    throw invalidRequest(`Invalid parameter: code_challenge_method "${method}" (S256 or plain)`);
-  if (method !== undefined && codeChallenge === undefined)
-    throw invalidRequest('Missing parameter: code_challenge');
-  if (codeChallenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(codeChallenge))
-    throw invalidRequest('Invalid parameter: code_challenge');
-  if (client.pkce === 'required' && codeChallenge === undefined)
-    throw invalidRequest(`Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`);
-  if (client.pkce === 'required' && method !== 'S256')
-    throw invalidRequest(`Invalid parameter: code_challenge_method (client "${client.id}" requires S256)`);
+  if (hasWord(type, 'id_token') && nonce === undefined)
+    throw invalidRequest(`Missing parameter: nonce (required with response_type ${type})`);
+  if (hasWord(type, 'id_token') && !scopes.includes('openid'))
+    throw invalidRequest(`The scope openid is required with response_type ${type}`);
+  // PKCE protects a code: a response without one (implicit) ignores it, as Keycloak does.
+  const pkce = hasWord(type, 'code') ? checkPkceParams(client, params) : {};
   const state = params.get('state');
   const prompt = parsePrompt(params.get('prompt'));
   const maxAge = parseMaxAge(params.get('max_age'));
@@ -112,6 +145,27 @@ export function checkAuthorizeRequest(
     scopes,
     ...(state !== undefined ? { state } : {}),
     ...(nonce !== undefined ? { nonce } : {}),
+    ...pkce,
+  };
+}
+
+function checkPkceParams(
+  client: Client,
+  params: Params,
+): Pick<AuthorizeRequest, 'codeChallenge' | 'codeChallengeMethod'> {
+  const codeChallenge = params.get('code_challenge');
+  const method = params.get('code_challenge_method') ?? (codeChallenge !== undefined ? 'plain' : undefined);
+  if (method !== undefined && method !== 'S256' && method !== 'plain')
+    throw invalidRequest(`Invalid parameter: code_challenge_method "${method}" (S256 or plain)`);
+  if (method !== undefined && codeChallenge === undefined)
+    throw invalidRequest('Missing parameter: code_challenge');
+  if (codeChallenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(codeChallenge))
+    throw invalidRequest('Invalid parameter: code_challenge');
+  if (client.pkce === 'required' && codeChallenge === undefined)
+    throw invalidRequest(`Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`);
+  if (client.pkce === 'required' && method !== 'S256')
+    throw invalidRequest(`Invalid parameter: code_challenge_method (client "${client.id}" requires S256)`);
+  return {
     ...(codeChallenge !== undefined ? { codeChallenge } : {}),
     ...(method !== undefined ? { codeChallengeMethod: method } : {}),
   };
@@ -126,8 +180,11 @@ export function sessionSatisfies(req: AuthorizeRequest, session: Session, now: n
   return req.maxAge === undefined || now - session.authTime <= req.maxAge;
 }
 
-/** Stores a code for `session` and returns the response parameters (with an ID token for `code id_token`). */
-export async function issueCode(
+/**
+ * The authorize response for `session`, as its response type asks: a stored code, a front-channel access
+ * token (no refresh token), an ID token with c_hash, at_hash and s_hash; always session_state and iss.
+ */
+export async function issueAuthorizeResponse(
   p: Provider,
   req: AuthorizeRequest,
   session: Session,
@@ -135,43 +192,65 @@ export async function issueCode(
   issuer: string,
 ): Promise<Record<string, string>> {
   const now = p.clock.nowSeconds();
+  const { tokens } = p.realm;
   const sessionId = session.id;
-  const username = user.username;
   const sessionState = sessionStateFor(req.client.id, req.redirectUri, sessionId, p.ids.opaque('salt', 12));
-  const code = `${p.ids.opaque('code', 24)}.${sessionId}`;
-  p.store.addCode({
-    code,
-    clientId: req.client.id,
-    redirectUri: req.redirectUri,
-    scopes: req.scopes,
-    sessionId,
-    sessionState,
-    username,
-    expiresAt: now + p.realm.tokens.codeLifespan,
-    ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
-    ...(req.codeChallenge !== undefined ? { codeChallenge: req.codeChallenge } : {}),
-    ...(req.codeChallengeMethod !== undefined ? { codeChallengeMethod: req.codeChallengeMethod } : {}),
-  });
   const out: Record<string, string> = {};
   if (req.state !== undefined) out['state'] = req.state;
   out['session_state'] = sessionState;
   out['iss'] = issuer;
-  out['code'] = code;
-  if (req.responseType === 'code id_token') {
-    const grant = {
-      client: req.client,
-      subject: user,
-      serviceAccount: false,
+  let code: string | undefined;
+  if (hasWord(req.responseType, 'code')) {
+    code = `${p.ids.opaque('code', 24)}.${sessionId}`;
+    p.store.addCode({
+      code,
+      clientId: req.client.id,
+      redirectUri: req.redirectUri,
       scopes: req.scopes,
       sessionId,
       sessionState,
-      authTime: session.authTime,
+      username: user.username,
+      expiresAt: now + tokens.codeLifespan,
       ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
-    };
-    const stamp = { issuer, jti: p.ids.uuid('jti'), iat: now, exp: now + p.realm.tokens.accessTokenLifespan };
+      ...(req.codeChallenge !== undefined ? { codeChallenge: req.codeChallenge } : {}),
+      ...(req.codeChallengeMethod !== undefined ? { codeChallengeMethod: req.codeChallengeMethod } : {}),
+    });
+    out['code'] = code;
+  }
+  const grant: Grant = {
+    client: req.client,
+    subject: user,
+    serviceAccount: false,
+    scopes: req.scopes,
+    sessionId,
+    sessionState,
+    authTime: session.authTime,
+    ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
+  };
+  const stamp = (): Stamp => ({
+    issuer,
+    jti: p.ids.uuid('jti'),
+    iat: now,
+    exp: now + tokens.accessTokenLifespan,
+  });
+  let accessToken: string | undefined;
+  if (hasWord(req.responseType, 'token')) {
+    // Front channel: no refresh token. token_type is the realm's tokenType, as the real provider builds
+    // this answer from the same token response its token endpoint sends.
+    accessToken = await signRs256(p.keys.active, buildAccessClaims(p.realm, grant, stamp()));
+    out['access_token'] = accessToken;
+    out['token_type'] = tokens.tokenType;
+    out['expires_in'] = String(tokens.accessTokenLifespan);
+  }
+  if (hasWord(req.responseType, 'id_token')) {
     out['id_token'] = await signRs256(
       p.keys.active,
-      buildIdClaims(p.realm, grant, stamp, { cHash: halfHash(code) }),
+      buildIdClaims(p.realm, grant, stamp(), {
+        ...(accessToken !== undefined ? { atHash: halfHash(accessToken) } : {}),
+        ...(code !== undefined ? { cHash: halfHash(code) } : {}),
+        // s_hash (FAPI 1.0 Advanced 5.2.2.1, as Keycloak sets it): the state is bound to the ID token too.
+        ...(req.state !== undefined ? { sHash: halfHash(req.state) } : {}),
+      }),
     );
   }
   return out;

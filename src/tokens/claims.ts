@@ -113,7 +113,7 @@ export function buildIdClaims(
   realm: Realm,
   grant: Grant,
   stamp: Stamp,
-  hashes: { atHash?: string; cHash?: string },
+  hashes: { atHash?: string; cHash?: string; sHash?: string },
 ): Claims {
   return {
     ...common(stamp),
@@ -128,6 +128,7 @@ export function buildIdClaims(
     session_state: grant.sessionState ?? grant.sessionId,
     ...(hashes.atHash !== undefined ? { at_hash: hashes.atHash } : {}),
     ...(hashes.cHash !== undefined ? { c_hash: hashes.cHash } : {}),
+    ...(hashes.sHash !== undefined ? { s_hash: hashes.sHash } : {}),
     ...authLevel(grant),
     sid: grant.sessionId,
     ...released(realm, grant, 'id'),

@@ -48,7 +48,10 @@ export async function signHs256(
     .sign(await hmacKey(secret));
 }
 
-/** at_hash / c_hash: left half of SHA-256 of the ASCII value, base64url (OIDC Core 3.1.3.6). */
+/**
+ * at_hash / c_hash / s_hash: left half of SHA-256 of the value, base64url (OIDC Core 3.1.3.6, FAPI 1.0 5.1).
+ * UTF-8 as clients hash it (a `state` may be any text; tokens and codes are ASCII, where the two agree).
+ */
 export function halfHash(value: string): string {
-  return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
+  return createHash('sha256').update(value, 'utf8').digest().subarray(0, 16).toString('base64url');
 }

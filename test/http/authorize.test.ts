@@ -240,7 +240,7 @@ describe('errors', () => {
       'invalid_scope',
     ],
     ['a scope in the wrong case', { scope: 'OpenID' }, 'invalid_scope'],
-    ['an unsupported response_type', { responseType: 'token' }, 'unsupported_response_type'],
+    ['an unsupported response_type', { responseType: 'code device' }, 'unsupported_response_type'],
     ['an unknown response_mode', { responseMode: 'web_message' }, 'invalid_request'],
     [
       'required PKCE without code_challenge',

@@ -1,11 +1,12 @@
-// GET|POST /protocol/openid-connect/auth: issues codes; the browser's session, login_hint or the login page picks the user.
+// GET|POST /protocol/openid-connect/auth: issues codes and front-channel tokens; the browser's session, login_hint or the login page picks the user.
 import type { RequestHandler, Response } from 'express';
 import type { Provider } from '../../provider.js';
 import type { Subject } from '../../fixtures/realm.js';
 import { userByHint } from '../../fixtures/realm.js';
 import {
   checkAuthorizeRequest,
-  issueCode,
+  issueAuthorizeResponse,
+  returnsToken,
   sessionSatisfies,
   type AuthorizeRequest,
   type ResponseMode,
@@ -49,7 +50,7 @@ function redirectError(
   issuer: string,
 ): (error: string, description: string) => void {
   const state = params.get('state');
-  const fallbackMode: ResponseMode = params.get('response_type')?.includes('id_token') ? 'fragment' : 'query';
+  const fallbackMode: ResponseMode = returnsToken(params.get('response_type')) ? 'fragment' : 'query';
   const requestedMode = params.get('response_mode');
   const errorMode: ResponseMode =
     requestedMode === 'fragment' || requestedMode === 'form_post' || requestedMode === 'query'
@@ -149,7 +150,7 @@ export function authorizeHandler(p: Provider): RequestHandler {
       });
     }
     noteForLog(res, { user: user.username });
-    const fields = await issueCode(p, request, session, user, issuer);
+    const fields = await issueAuthorizeResponse(p, request, session, user, issuer);
     if (p.realm.sso) res.setHeader('Set-Cookie', await sessionCookies(p, session, { issuer }));
     respond(res, redirectUri, request.responseMode, fields);
   };
