@@ -14,7 +14,12 @@ const FIXTURES: FixturesInput = {
   scopes: { api: { resource: 'rs', roles: ['read'] } },
   clients: {
     batch: { secret: 'batch-secret', grants: ['client_credentials'], scopes: ['api'] },
-    web: { secret: 'web-secret', redirectUris: ['http://app.example/cb'], nninEligible: true },
+    web: {
+      secret: 'web-secret',
+      redirectUris: ['http://app.example/cb'],
+      grants: ['authorization_code', 'refresh_token', 'implicit'],
+      nninEligible: true,
+    },
     pub: { authMethods: ['none'], redirectUris: ['http://pub.example/*'], pkce: 'required' },
     rs: { secret: 'rs-secret', nninEligible: true },
   },
@@ -27,7 +32,7 @@ const FIXTURES_YAML = `scopes:
   api: { resource: rs, roles: [read] }
 clients:
   batch: { secret: batch-secret, grants: [client_credentials], scopes: [api] }
-  web: { secret: web-secret, redirectUris: ['http://app.example/cb'], nninEligible: true }
+  web: { secret: web-secret, redirectUris: ['http://app.example/cb'], grants: [authorization_code, refresh_token, implicit], nninEligible: true }
   pub: { authMethods: [none], redirectUris: ['http://pub.example/*'], pkce: required }
   rs: { secret: rs-secret, nninEligible: true }
 users:
@@ -422,7 +427,20 @@ describe('every endpoint, any request', () => {
                 'javascript:x',
                 'x',
               ),
-              response_type: fc.constantFrom('code', 'code id_token', 'id_token code', 'token', ''),
+              response_type: fc.constantFrom(
+                'code',
+                'code id_token',
+                'id_token code',
+                'token',
+                'id_token token',
+                'code id_token token',
+                'code token',
+                'none',
+                'token token',
+                '',
+              ),
+              response_mode: fc.constantFrom('query', 'fragment', 'form_post', 'jwt'),
+              nonce: fc.constantFrom('n', '\u0000', 'ø✓'),
               scope: fc.constantFrom('openid', 'openid profile api', 'offline_access', 'nope'),
               login_hint: fc.constantFrom('alice', 'bob', 'nobody', '__proto__'),
             },
