@@ -84,7 +84,7 @@ export interface CloseOptions {
 
 /** Filters of {@link MockIdp.requests}, as the query of GET /mock/requests takes them. */
 export interface RequestFilter {
-  /** An endpoint name: token, introspect, discovery, certs, userinfo, auth, logout, revoke. */
+  /** An endpoint name: token, introspect, discovery, certs, userinfo, auth, logout, revoke, registration. */
   endpoint?: string;
   /** A client id. */
   client?: string;

@@ -17,6 +17,7 @@ import {
   checkSessionStatusHandler,
   thirdPartyCookiesHandler,
 } from './endpoints/session-iframe.js';
+import { registerHandler, registeredClientHandler, registrationBody } from './endpoints/registration.js';
 import { tokenHandler } from './endpoints/token.js';
 import { userinfoHandler } from './endpoints/userinfo.js';
 import { sendJson } from './context.js';
@@ -122,6 +123,9 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
   realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
   realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
   realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));
+  realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
+  realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
+  realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
   realm.get(PATHS.checkSession, checkSessionPageHandler(p));
   realm.get(PATHS.checkSessionInit, checkSessionInitHandler(p));
   realm.get(PATHS.checkSessionStatus, checkSessionStatusHandler(p));
@@ -133,6 +137,8 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
     [PATHS.revoke, 'POST'],
     [PATHS.discovery, 'GET'],
     [PATHS.certs, 'GET'],
+    [PATHS.registration, 'POST'],
+    [`${PATHS.registration}/:clientId`, 'GET, DELETE'],
   ];
   for (const [path, allow] of allowed) {
     realm.all(path, (req, res) => {

@@ -27,6 +27,7 @@ export const ENDPOINT_NAMES = [
   'auth',
   'logout',
   'revoke',
+  'registration',
 ] as const;
 
 export type EndpointName = (typeof ENDPOINT_NAMES)[number];

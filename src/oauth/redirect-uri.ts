@@ -17,3 +17,8 @@ function matchesRegistered(registered: string, uri: string): boolean {
   const prefix = registered.slice(0, -1);
   return uri.startsWith(prefix) || (prefix.endsWith('/') && uri === prefix.slice(0, -1));
 }
+
+/** Whether logout may redirect to `uri`: a redirect URI of the client, or one of its post-logout redirect URIs (exact). */
+export function isRegisteredPostLogoutRedirect(client: Client, uri: string): boolean {
+  return isRegisteredRedirect(client, uri) || (client.postLogoutRedirectUris?.includes(uri) ?? false);
+}

@@ -5,7 +5,7 @@ import { sessionIdOf, type Provider } from '../../provider.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidGrant, invalidRequest } from '../../oauth/errors.js';
 import { browserSession, clearedCookies } from '../../oauth/browser-session.js';
-import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
+import { isRegisteredPostLogoutRedirect } from '../../oauth/redirect-uri.js';
 import type { Session } from '../../oauth/store.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendLoggedOutPage } from '../pages.js';
@@ -63,7 +63,10 @@ export function logoutHandler(p: Provider): RequestHandler {
     const client = clientId !== undefined ? p.realm.clients.get(clientId) : undefined;
     // Only a fixture client id reaches the log line: request text could forge log lines.
     if (client !== undefined) noteForLog(res, { client: client.id });
-    if (redirect !== undefined && (client === undefined || !isRegisteredRedirect(client, redirect))) {
+    if (
+      redirect !== undefined &&
+      (client === undefined || !isRegisteredPostLogoutRedirect(client, redirect))
+    ) {
       return sendErrorPage(
         res,
         400,

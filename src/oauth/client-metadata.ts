@@ -1,0 +1,228 @@
+// RFC 7591 client metadata: checked and turned into what a registered client is made of (no HTTP here).
+import { importJWK, type JSONWebKeySet, type JWK } from 'jose';
+import type { Realm } from '../fixtures/realm.js';
+import {
+  AUTH_METHODS,
+  GRANT_TYPES,
+  defaultGrants,
+  type AuthMethod,
+  type GrantType,
+} from '../fixtures/schema.js';
+import { OAuthError } from './errors.js';
+
+/** Most redirect URIs (and post-logout redirect URIs) one client may register. */
+export const MAX_REDIRECT_URIS = 100;
+
+const RESPONSE_TYPES = [
+  'code',
+  'id_token',
+  'token',
+  'id_token token',
+  'code id_token',
+  'code token',
+  'code id_token token',
+];
+/** Informational metadata kept and echoed as given (strings). */
+const INFO_FIELDS = [
+  'client_name',
+  'client_uri',
+  'logo_uri',
+  'tos_uri',
+  'policy_uri',
+  'software_id',
+  'software_version',
+] as const;
+
+/** The metadata of a registered client, as RFC 7591 §3.2.1 echoes it. */
+export interface ClientMetadata {
+  redirect_uris: string[];
+  grant_types: GrantType[];
+  response_types: string[];
+  token_endpoint_auth_method: AuthMethod;
+  scope: string;
+  jwks?: JSONWebKeySet;
+  post_logout_redirect_uris?: string[];
+  frontchannel_logout_uri?: string;
+  backchannel_logout_uri?: string;
+  id_token_signed_response_alg?: 'RS256';
+  contacts?: string[];
+  client_name?: string;
+  client_uri?: string;
+  logo_uri?: string;
+  tos_uri?: string;
+  policy_uri?: string;
+  software_id?: string;
+  software_version?: string;
+}
+
+export const invalidMetadata = (d: string): OAuthError => new OAuthError('invalid_client_metadata', d);
+const invalidRedirect = (d: string): OAuthError => new OAuthError('invalid_redirect_uri', d);
+
+type Body = Record<string, unknown>;
+
+function stringList(body: Body, field: string): string[] | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    throw invalidMetadata(`${field} must be an array of strings`);
+  return value as string[];
+}
+
+function optionalString(body: Body, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length > 2000)
+    throw invalidMetadata(`${field} must be a string (at most 2000 characters)`);
+  return value;
+}
+
+/** A redirect URI as RFC 6749 §3.1.2 and OIDC Registration §2 want it: absolute, no fragment, no user info. */
+function checkRedirectUris(field: string, uris: string[]): string[] {
+  if (uris.length > MAX_REDIRECT_URIS)
+    throw invalidRedirect(`${field}: at most ${MAX_REDIRECT_URIS} URIs (got ${uris.length})`);
+  for (const uri of uris) {
+    const shown = JSON.stringify(uri.length > 100 ? `${uri.slice(0, 100)}…` : uri);
+    const url = URL.canParse(uri) ? new URL(uri) : undefined;
+    if (url === undefined) throw invalidRedirect(`${field}: ${shown} is not an absolute URI`);
+    if (uri.includes('#')) throw invalidRedirect(`${field}: ${shown} has a fragment`);
+    if (url.username !== '' || url.password !== '') throw invalidRedirect(`${field}: ${shown} has user info`);
+    if (['javascript:', 'data:', 'vbscript:', 'file:'].includes(url.protocol))
+      throw invalidRedirect(`${field}: ${shown} has the scheme ${url.protocol} (not allowed)`);
+    if (uri.endsWith('*'))
+      throw invalidRedirect(`${field}: ${shown}: wildcards are for fixture clients, register exact URIs`);
+  }
+  return [...new Set(uris)];
+}
+
+function httpUri(body: Body, field: string): string | undefined {
+  const value = optionalString(body, field);
+  if (value === undefined) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || value.includes('#'))
+    throw invalidMetadata(`${field} must be an absolute http(s) URI without fragment`);
+  return value;
+}
+
+function checkGrants(body: Body, redirectUris: string[]): GrantType[] {
+  const given = stringList(body, 'grant_types');
+  if (given === undefined) return defaultGrants(redirectUris);
+  for (const grant of given) {
+    if (!(GRANT_TYPES as readonly string[]).includes(grant))
+      throw invalidMetadata(
+        `grant_types: unknown grant type "${grant}" (supported: ${GRANT_TYPES.join(', ')})`,
+      );
+  }
+  return [...new Set(given as GrantType[])];
+}
+
+/** Response types (OIDC Registration §2): each known, and each backed by its grant. */
+function checkResponseTypes(body: Body, grants: GrantType[]): string[] {
+  const given = stringList(body, 'response_types');
+  const has = (g: string): boolean => (grants as readonly string[]).includes(g);
+  if (given === undefined) return has('authorization_code') ? ['code'] : [];
+  const out: string[] = [];
+  for (const type of given) {
+    const normalized = type.split(' ').sort().join(' ');
+    const known = RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === normalized);
+    if (known === undefined)
+      throw invalidMetadata(
+        `response_types: unknown response type "${type}" (supported: ${RESPONSE_TYPES.join(', ')})`,
+      );
+    const words = known.split(' ');
+    if (words.includes('code') && !has('authorization_code'))
+      throw invalidMetadata(`response_types: "${known}" needs the grant type authorization_code`);
+    if (words.some((w) => w !== 'code') && !has('implicit'))
+      throw invalidMetadata(`response_types: "${known}" needs the grant type implicit`);
+    if (!out.includes(known)) out.push(known);
+  }
+  return out;
+}
+
+/** Public RSA keys that verify RS256 (client assertions, request objects). */
+async function checkJwks(body: Body): Promise<JSONWebKeySet | undefined> {
+  if (body['jwks_uri'] !== undefined)
+    throw invalidMetadata('jwks_uri is not supported: send the keys as jwks');
+  const jwks = body['jwks'];
+  if (jwks === undefined) return undefined;
+  const keys = (jwks as { keys?: unknown } | null)?.keys;
+  if (typeof jwks !== 'object' || jwks === null || Array.isArray(jwks) || !Array.isArray(keys))
+    throw invalidMetadata('jwks must be a JWK Set ({"keys": [...]})');
+  for (const [i, key] of keys.entries()) {
+    const jwk = key as JWK | null;
+    if (typeof jwk !== 'object' || jwk === null || jwk.kty !== 'RSA')
+      throw invalidMetadata(`jwks.keys[${i}]: only RSA keys (RS256) are supported`);
+    if (jwk.d !== undefined)
+      throw invalidMetadata(`jwks.keys[${i}] is a private key: register the public key`);
+    let bits = 0;
+    try {
+      const key = await importJWK(jwk, 'RS256');
+      bits = 'algorithm' in key ? ((key.algorithm as { modulusLength?: number }).modulusLength ?? 0) : 0;
+    } catch {
+      throw invalidMetadata(`jwks.keys[${i}] is not a valid RSA public key`);
+    }
+    // jose verifies RS256 only with keys of 2048 bits or more.
+    if (bits < 2048) throw invalidMetadata(`jwks.keys[${i}]: an RSA key of at least 2048 bits is needed`);
+  }
+  return { keys: keys as JWK[] };
+}
+
+function checkScope(body: Body, realm: Realm): string {
+  const scope = optionalString(body, 'scope');
+  if (scope === undefined) return [...realm.scopes.keys()].join(' ');
+  const scopes = [...new Set(scope.split(' ').filter((s) => s !== ''))];
+  for (const s of scopes) {
+    if (!realm.scopes.has(s))
+      throw invalidMetadata(`scope: unknown scope "${s}" (known: ${[...realm.scopes.keys()].join(', ')})`);
+  }
+  return scopes.join(' ');
+}
+
+/** Checks an RFC 7591 registration request; unknown fields are ignored, as §2 says. */
+export async function checkClientMetadata(body: Body, realm: Realm): Promise<ClientMetadata> {
+  const redirectUris = checkRedirectUris('redirect_uris', stringList(body, 'redirect_uris') ?? []);
+  const grants = checkGrants(body, redirectUris);
+  if (
+    redirectUris.length === 0 &&
+    grants.some((g) => g === 'authorization_code' || (g as string) === 'implicit')
+  )
+    throw invalidRedirect(
+      'redirect_uris: at least one is required for the authorization_code and implicit grants',
+    );
+  const responseTypes = checkResponseTypes(body, grants);
+  const method = optionalString(body, 'token_endpoint_auth_method') ?? 'client_secret_basic';
+  if (!(AUTH_METHODS as readonly string[]).includes(method))
+    throw invalidMetadata(
+      `token_endpoint_auth_method: "${method}" is not supported (supported: ${AUTH_METHODS.join(', ')})`,
+    );
+  const jwks = await checkJwks(body);
+  if (method === 'private_key_jwt' && (jwks === undefined || jwks.keys.length === 0))
+    throw invalidMetadata('token_endpoint_auth_method private_key_jwt needs jwks with the public key');
+  const alg = optionalString(body, 'id_token_signed_response_alg');
+  if (alg !== undefined && alg !== 'RS256')
+    throw invalidMetadata(`id_token_signed_response_alg: "${alg}" is not supported (RS256)`);
+  const postLogout = stringList(body, 'post_logout_redirect_uris');
+  const frontchannel = httpUri(body, 'frontchannel_logout_uri');
+  const backchannel = httpUri(body, 'backchannel_logout_uri');
+  const contacts = stringList(body, 'contacts');
+  const info: Partial<Record<(typeof INFO_FIELDS)[number], string>> = {};
+  for (const field of INFO_FIELDS) {
+    const value = optionalString(body, field);
+    if (value !== undefined) info[field] = value;
+  }
+  return {
+    redirect_uris: redirectUris,
+    grant_types: grants,
+    response_types: responseTypes,
+    token_endpoint_auth_method: method as AuthMethod,
+    scope: checkScope(body, realm),
+    ...(jwks !== undefined ? { jwks } : {}),
+    ...(postLogout !== undefined
+      ? { post_logout_redirect_uris: checkRedirectUris('post_logout_redirect_uris', postLogout) }
+      : {}),
+    ...(frontchannel !== undefined ? { frontchannel_logout_uri: frontchannel } : {}),
+    ...(backchannel !== undefined ? { backchannel_logout_uri: backchannel } : {}),
+    ...(alg !== undefined ? { id_token_signed_response_alg: 'RS256' as const } : {}),
+    ...(contacts !== undefined ? { contacts } : {}),
+    ...info,
+  };
+}

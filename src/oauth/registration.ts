@@ -1,0 +1,131 @@
+// Dynamic client registration (RFC 7591, read and delete of RFC 7592): a registered client joins the
+// current realm model, so it works wherever a fixture client does, until the fixtures are replaced.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Client, Realm } from '../fixtures/realm.js';
+import { nameUuid, type Ids } from '../ids.js';
+import { checkClientMetadata, invalidMetadata, type ClientMetadata } from './client-metadata.js';
+import { invalidToken, type OAuthError } from './errors.js';
+
+/** Most clients one realm holds by registration; delete some, or replace the fixtures, to register more. */
+export const MAX_REGISTERED_CLIENTS = 1000;
+
+/** What registration adds to a client. */
+export interface Registration {
+  /** SHA-256 of the registration access token (the token itself is not kept). */
+  tokenDigest: Buffer;
+  /** client_id_issued_at, epoch seconds. */
+  issuedAt: number;
+  metadata: ClientMetadata;
+}
+
+export interface RegistrationContext {
+  realm: Realm;
+  ids: Ids;
+  clock: Clock;
+}
+
+const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post']);
+const digest = (token: string): Buffer => createHash('sha256').update(token).digest();
+
+/** Registers a client from RFC 7591 metadata; returns it with its registration access token. */
+export async function registerClient(
+  ctx: RegistrationContext,
+  body: Record<string, unknown>,
+): Promise<{ client: Client; accessToken: string }> {
+  const { realm } = ctx;
+  const metadata = await checkClientMetadata(body, realm);
+  let registered = 0;
+  for (const c of realm.clients.values()) if (c.registration !== undefined) registered++;
+  if (registered >= MAX_REGISTERED_CLIENTS)
+    throw invalidMetadata(
+      `This realm holds ${MAX_REGISTERED_CLIENTS} registered clients already: delete one or replace the fixtures`,
+    );
+  let id = ctx.ids.uuid('client-id');
+  while (realm.clients.has(id)) id = ctx.ids.uuid('client-id');
+  const accessToken = ctx.ids.opaque('registration-token', 32);
+  const method = metadata.token_endpoint_auth_method;
+  const secret = SECRET_METHODS.has(method) ? ctx.ids.opaque('client-secret', 24) : undefined;
+  const client: Client = {
+    id,
+    ...(secret !== undefined ? { secret } : {}),
+    // Keycloak's client-secret authenticator takes the secret either way; the metadata says the one asked for.
+    authMethods: SECRET_METHODS.has(method) ? ['client_secret_basic', 'client_secret_post'] : [method],
+    ...(metadata.jwks !== undefined ? { jwks: metadata.jwks } : {}),
+    redirectUris: metadata.redirect_uris,
+    webOrigins: [...new Set(metadata.redirect_uris.map((uri) => new URL(uri).origin))].filter(
+      (origin) => origin !== 'null',
+    ),
+    grants: metadata.grant_types,
+    scopes: metadata.scope.split(' ').filter((s) => s !== ''),
+    pkce: 'optional',
+    nninEligible: false,
+    ...(metadata.post_logout_redirect_uris !== undefined
+      ? { postLogoutRedirectUris: metadata.post_logout_redirect_uris }
+      : {}),
+    ...(metadata.frontchannel_logout_uri !== undefined
+      ? { frontchannelLogoutUri: metadata.frontchannel_logout_uri }
+      : {}),
+    ...(metadata.backchannel_logout_uri !== undefined
+      ? { backchannelLogoutUri: metadata.backchannel_logout_uri }
+      : {}),
+    serviceAccount: {
+      sub: nameUuid(realm.name, 'service-account', id),
+      username: `service-account-${id}`,
+      claims: { preferred_username: `service-account-${id}` },
+      realmRoles: [],
+      clientRoles: {},
+    },
+    registration: { tokenDigest: digest(accessToken), issuedAt: ctx.clock.nowSeconds(), metadata },
+  };
+  realm.clients.set(id, client);
+  realm.subjects.set(client.serviceAccount.sub, { subject: client.serviceAccount, serviceAccountOf: client });
+  for (const origin of client.webOrigins) realm.webOrigins.add(origin);
+  return { client, accessToken };
+}
+
+/**
+ * The registered client `clientId` names, when `token` is its registration access token. Anything else
+ * (a fixture client, an unknown id, a wrong token) is the same 401 invalid_token (RFC 7592 §2).
+ */
+export function registeredClient(realm: Realm, clientId: string, token: string | undefined): Client {
+  const client = realm.clients.get(clientId);
+  const expected = client?.registration?.tokenDigest;
+  if (
+    client === undefined ||
+    expected === undefined ||
+    token === undefined ||
+    !timingSafeEqual(digest(token), expected)
+  )
+    throw refused();
+  return client;
+}
+
+function refused(): OAuthError {
+  return invalidToken('Invalid registration access token for this client');
+}
+
+/** Removes a registered client from the realm (its tokens stay active until they expire, as on replacement). */
+export function deleteClient(realm: Realm, client: Client): void {
+  realm.clients.delete(client.id);
+  realm.subjects.delete(client.serviceAccount.sub);
+  realm.webOrigins.clear();
+  for (const c of realm.clients.values()) for (const origin of c.webOrigins) realm.webOrigins.add(origin);
+}
+
+/** The RFC 7591 §3.2.1 / RFC 7592 §3 answer for a registered client. */
+export function registrationResponse(
+  client: Client,
+  clientUri: string,
+  accessToken: string | undefined,
+): Record<string, unknown> {
+  const registration = client.registration as Registration;
+  return {
+    client_id: client.id,
+    ...(client.secret !== undefined ? { client_secret: client.secret, client_secret_expires_at: 0 } : {}),
+    client_id_issued_at: registration.issuedAt,
+    ...(accessToken !== undefined ? { registration_access_token: accessToken } : {}),
+    registration_client_uri: clientUri,
+    ...registration.metadata,
+  };
+}
