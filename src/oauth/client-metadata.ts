@@ -8,20 +8,12 @@ import {
   type AuthMethod,
   type GrantType,
 } from '../fixtures/schema.js';
+import { parseResponseType, RESPONSE_TYPES } from './authorize.js';
 import { OAuthError } from './errors.js';
 
 /** Most redirect URIs (and post-logout redirect URIs) one client may register. */
 export const MAX_REDIRECT_URIS = 100;
 
-const RESPONSE_TYPES = [
-  'code',
-  'id_token',
-  'token',
-  'id_token token',
-  'code id_token',
-  'code token',
-  'code id_token token',
-];
 /** Informational metadata kept and echoed as given (strings). */
 const INFO_FIELDS = [
   'client_name',
@@ -115,25 +107,27 @@ function checkGrants(body: Body, redirectUris: string[]): GrantType[] {
   return [...new Set(given as GrantType[])];
 }
 
-/** Response types (OIDC Registration §2): each known, and each backed by its grant. */
+/**
+ * Response types (OIDC Registration §2): each one authorize supports, backed by its grant as authorize
+ * checks it (a code or `none` needs authorization_code, a token from the front channel implicit).
+ */
 function checkResponseTypes(body: Body, grants: GrantType[]): string[] {
   const given = stringList(body, 'response_types');
-  const has = (g: string): boolean => (grants as readonly string[]).includes(g);
+  const has = (g: GrantType): boolean => grants.includes(g);
   if (given === undefined) return has('authorization_code') ? ['code'] : [];
   const out: string[] = [];
-  for (const type of given) {
-    const normalized = type.split(' ').sort().join(' ');
-    const known = RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === normalized);
-    if (known === undefined)
+  for (const value of given) {
+    const type = parseResponseType(value);
+    if (type === undefined)
       throw invalidMetadata(
-        `response_types: unknown response type "${type}" (supported: ${RESPONSE_TYPES.join(', ')})`,
+        `response_types: unknown response type "${value}" (supported: ${RESPONSE_TYPES.join(', ')})`,
       );
-    const words = known.split(' ');
-    if (words.includes('code') && !has('authorization_code'))
-      throw invalidMetadata(`response_types: "${known}" needs the grant type authorization_code`);
-    if (words.some((w) => w !== 'code') && !has('implicit'))
-      throw invalidMetadata(`response_types: "${known}" needs the grant type implicit`);
-    if (!out.includes(known)) out.push(known);
+    const words = type.split(' ');
+    if ((words.includes('code') || type === 'none') && !has('authorization_code'))
+      throw invalidMetadata(`response_types: "${type}" needs the grant type authorization_code`);
+    if ((words.includes('token') || type === 'id_token') && !has('implicit'))
+      throw invalidMetadata(`response_types: "${type}" needs the grant type implicit`);
+    if (!out.includes(type)) out.push(type);
   }
   return out;
 }
@@ -181,10 +175,7 @@ function checkScope(body: Body, realm: Realm): string {
 export async function checkClientMetadata(body: Body, realm: Realm): Promise<ClientMetadata> {
   const redirectUris = checkRedirectUris('redirect_uris', stringList(body, 'redirect_uris') ?? []);
   const grants = checkGrants(body, redirectUris);
-  if (
-    redirectUris.length === 0 &&
-    grants.some((g) => g === 'authorization_code' || (g as string) === 'implicit')
-  )
+  if (redirectUris.length === 0 && grants.some((g) => g === 'authorization_code' || g === 'implicit'))
     throw invalidRedirect(
       'redirect_uris: at least one is required for the authorization_code and implicit grants',
     );

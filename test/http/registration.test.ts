@@ -134,6 +134,18 @@ describe('POST: registration', () => {
       { token_endpoint_auth_method: 'private_key_jwt', jwks: VAULT_JWKS, client_secret: undefined },
     ],
     [
+      'the implicit grant and the hybrid response types',
+      {
+        redirect_uris: [CB],
+        grant_types: ['authorization_code', 'implicit'],
+        response_types: ['code', 'token id_token', 'code id_token'],
+      },
+      {
+        grant_types: ['authorization_code', 'implicit'],
+        response_types: ['code', 'id_token token', 'code id_token'],
+      },
+    ],
+    [
       'unknown metadata is ignored',
       { redirect_uris: [CB], color: 'blue', require_auth_time: true },
       { color: undefined, require_auth_time: undefined },
@@ -223,6 +235,28 @@ describe('the registered client works as a fixture client does', () => {
       auth,
     );
     expect(introspected.json).toMatchObject({ active: true, username: `service-account-${c.client_id}` });
+  });
+
+  it('the implicit flow when it registered the implicit grant', async () => {
+    const c = await registered({
+      redirect_uris: [CB],
+      grant_types: ['implicit'],
+      response_types: ['id_token token'],
+    });
+    const query = new URLSearchParams({
+      response_type: 'id_token token',
+      client_id: c.client_id,
+      redirect_uri: CB,
+      scope: 'openid',
+      nonce: 'n-1',
+      login_hint: 'ingrid',
+    });
+    const response = await fetch(`${idp.endpoints.auth}?${query}`, { redirect: 'manual' });
+    expect(response.status, await response.text()).toBe(302);
+    const fragment = new URLSearchParams(new URL(response.headers.get('location') as string).hash.slice(1));
+    const { claims } = await verifyToken(idp, fragment.get('id_token') as string, c.client_id);
+    expect(claims.nonce).toBe('n-1');
+    expect(fragment.get('access_token')).toBeTruthy();
   });
 
   it('a grant it did not register is refused (unauthorized_client)', async () => {
