@@ -1,7 +1,7 @@
 // The one id source: jti, session ids, codes, secrets. Seeded = reproducible; otherwise crypto random.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes } from 'node:crypto';
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 /**
  * Formats 16 bytes as an RFC 4122 version-4-shaped UUID. Written into a buffer so the string is flat:
@@ -16,14 +16,15 @@ function toUuid(bytes: Buffer): string {
     let byte = bytes[i] ?? 0;
     if (i === 6) byte = (byte & 0x0f) | 0x40;
     if (i === 8) byte = (byte & 0x3f) | 0x80;
-    o += out.write(HEX[byte] ?? '00', o, 'latin1');
+    out[o++] = HEX_DIGITS[byte >> 4] ?? 0x30;
+    out[o++] = HEX_DIGITS[byte & 0x0f] ?? 0x30;
   }
   return out.toString('latin1');
 }
 
 /** A stable UUID derived from names (for generated subjects); the same names give the same UUID. */
 export function nameUuid(...names: string[]): string {
-  return toUuid(createHash('sha256').update(names.join('\u0000')).digest());
+  return toUuid(hash('sha256', names.join('\u0000'), 'buffer'));
 }
 
 export class Ids {

@@ -26,8 +26,8 @@ export async function replaceFixtures(
   source: string,
   baseDir: string,
 ): Promise<ReplacedFixtures> {
-  const { realm, realmAt } = await realmFromText(text, source, baseDir);
   const current = p.realm;
+  const { realm, realmAt } = await realmFromText(text, source, baseDir, current.name);
   if (realm.name !== current.name) {
     throw new FixturesError(source, [
       {
