@@ -22,10 +22,10 @@ export function shebangFlags(bin) {
 
 /**
  * Spawns `node [shebang flags] [nodeFlags] bin/mock-idp.js --port 0 --fixtures bench/fixtures.yaml --quiet [extra]`.
- * @param {{ nodeFlags?: string[], extra?: string[], timeoutMs?: number }} [opts]
+ * @param {{ nodeFlags?: string[], extra?: string[], timeoutMs?: number, fixtures?: string }} [opts]
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, base: string, t0: number, tReady: number }>}
  */
-export async function startMockIdp({ nodeFlags = [], extra = [], timeoutMs } = {}) {
+export async function startMockIdp({ nodeFlags = [], extra = [], timeoutMs, fixtures = FIXTURES } = {}) {
   const args = [
     ...shebangFlags(BIN),
     ...nodeFlags,
@@ -33,7 +33,7 @@ export async function startMockIdp({ nodeFlags = [], extra = [], timeoutMs } = {
     '--port',
     '0',
     '--fixtures',
-    FIXTURES,
+    fixtures,
     '--quiet',
     ...extra,
   ];

@@ -198,10 +198,15 @@ export function fixtureRows(fx) {
       status: check(fx.linearity, (x) => x < 5),
     },
     {
-      metric: `  PUT /mock/fixtures of the same: time; /health every 20 ms meanwhile`,
-      value: `${fmt(fx.putFixtures?.putMs, ' ms')}; ${fmt(fx.putFixtures?.healthAnswers)} answers, slowest ${fmt(fx.putFixtures?.healthMaxMs, ' ms')}`,
-      target: 'keeps answering: slowest < 1,000 ms',
-      status: check(fx.putFixtures?.healthMaxMs, (x) => x < 1000),
+      metric: `  serve start with them, spawn to listening (bundled fixtures: ${fmt(fx.serveStartBundledMs, ' ms')})`,
+      value: fmt(fx.serveStart50000Ms, ' ms'),
+      target: '—',
+    },
+    {
+      metric: `  PUT /mock/fixtures of the same, best of the runs: time; /health every 20 ms meanwhile`,
+      value: `${fmt(fx.putFixtures?.putMs, ' ms')}; ${fmt(fx.putFixtures?.healthAnswers)} answers, median ${fmt(fx.putFixtures?.healthP50Ms, ' ms')}, slowest ${fmt(fx.putFixtures?.healthMaxMs, ' ms')}`,
+      target: 'PUT < 1,000 ms; /health slowest < 1,000 ms',
+      status: check(fx.putFixtures, (x) => x.putMs < 1000 && x.healthMaxMs < 1000),
     },
   ];
 }
