@@ -5,6 +5,7 @@ export const MAX_JSON_DEPTH = 64;
 
 /** Whether `value` nests objects/arrays more than `limit` levels deep (checked without recursion). */
 export function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+  if (typeof value !== 'object' || value === null) return false; // most claims: no walk to set up
   const stack: [unknown, number][] = [[value, 0]];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const [node, depth] = item;
