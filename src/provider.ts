@@ -1,37 +1,16 @@
-// The running provider's state in one place: realm model, clock, ids, keys, realm secret, store.
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+// A realm's state in one place: fixtures model, clock, ids, keys, realm secret, store, request journal.
+// Request handling sees it through the narrow RealmContext; verifying tokens lives in tokens/verify.ts,
+// replacing fixtures in fixtures/replace.ts.
 import type { Clock } from './clock.js';
 import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import { Store, type Session } from './oauth/store.js';
 import { RequestJournal } from './qa/journal.js';
-import { hmacKey, realmSecret, type RealmSecret } from './tokens/sign.js';
+import type { RealmContext, SessionInit } from './realm-context.js';
+import { realmSecret, type RealmSecret } from './tokens/sign.js';
 
-export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
-
-export interface VerifiedToken {
-  kind: OwnTokenKind;
-  claims: JWTPayload & Record<string, unknown>;
-  /** The session the token belongs to (`sid`, else `session_state`), when it names one. */
-  sessionId?: string;
-}
-
-/** The session id a token names: `sid`, else `session_state` (Keycloak puts both). */
-export function sessionIdOf(claims: Record<string, unknown>): string | undefined {
-  const sid = claims['sid'] ?? claims['session_state'];
-  return typeof sid === 'string' ? sid : undefined;
-}
-
-const KIND_BY_TYP = new Map<unknown, OwnTokenKind>([
-  ['Bearer', 'access'],
-  ['ID', 'id'],
-  ['Refresh', 'refresh'],
-  ['Offline', 'refresh'],
-  ['Proof', 'proof'],
-]);
-
-export class Provider {
+export class Provider implements RealmContext {
   #realm: Realm;
   #generation = 0;
   readonly clock: Clock;
@@ -90,16 +69,7 @@ export class Provider {
    * Starts a session (its id from the one id source) and returns its id. It idles out after the realm's
    * refreshTokenLifespan, or at `until` when that is later.
    */
-  openSession(init: {
-    clientId: string;
-    issuer: string;
-    username?: string;
-    sub: string;
-    authTime: number;
-    until?: number;
-    /** A browser sign-in (authorize): the session may be held in the browser's cookies. */
-    browser?: boolean;
-  }): string {
+  openSession(init: SessionInit): string {
     const id = this.ids.uuid('session');
     const { until, browser, ...session } = init;
     const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
@@ -118,59 +88,5 @@ export class Provider {
     const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
     session.expiresAt = Math.max(session.expiresAt, idle);
     if (clientId !== undefined && !session.clients.includes(clientId)) session.clients.push(clientId);
-  }
-
-  /**
-   * Verifies a token this provider issued: signature (realm key or realm secret), time by the mock clock,
-   * issuer of this realm, not revoked, and its session not ended here. Undefined for anything else.
-   */
-  async verifyOwnToken(token: string): Promise<VerifiedToken | undefined> {
-    let alg: string | undefined;
-    let kid: string | undefined;
-    try {
-      ({ alg, kid } = decodeProtectedHeader(token));
-    } catch {
-      return undefined;
-    }
-    const options = { algorithms: [alg ?? 'none'], currentDate: this.clock.now() };
-    let claims: JWTPayload;
-    try {
-      if (alg === 'RS256') {
-        const key = this.keys.find(kid);
-        if (key === undefined) return undefined;
-        ({ payload: claims } = await jwtVerify(token, key.publicKey, options));
-      } else if (alg === 'HS256' && kid === this.secret.kid) {
-        ({ payload: claims } = await jwtVerify(token, await hmacKey(this.secret), options));
-      } else {
-        return undefined;
-      }
-    } catch {
-      return undefined;
-    }
-    const kind = KIND_BY_TYP.get(claims['typ']);
-    if (kind === undefined || !this.#isOurIssuer(claims.iss)) return undefined;
-    if ((kind === 'refresh') !== (alg === 'HS256')) return undefined;
-    if (this.store.isRevoked(claims.jti)) return undefined;
-    const sessionId = sessionIdOf(claims);
-    // A session this server never held (a token minted offline with the realm key) does not make
-    // the token inactive; one that ended here does.
-    if (sessionId !== undefined && this.store.sessionStatus(sessionId) === 'ended') return undefined;
-    return {
-      kind,
-      claims: claims as VerifiedToken['claims'],
-      ...(sessionId !== undefined ? { sessionId } : {}),
-    };
-  }
-
-  /** Same realm: the fixed issuer exactly, or any origin with this realm's path (Docker port mapping). */
-  #isOurIssuer(iss: string | undefined): boolean {
-    if (iss === undefined) return false;
-    const fixed = this.fixedIssuer ?? this.#realm.issuer;
-    if (fixed !== undefined) return iss === fixed;
-    try {
-      return new URL(iss).pathname === `/realms/${this.#realm.name}`;
-    } catch {
-      return false;
-    }
   }
 }

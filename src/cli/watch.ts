@@ -5,7 +5,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { FixturesError } from '../fixtures/errors.js';
 import { digestOf } from '../fixtures/load.js';
 import type { Provider } from '../provider.js';
-import { replaceFixtures } from '../qa/fixtures.js';
+import { replaceFixtures } from '../fixtures/replace.js';
 
 /** Editors write in bursts (truncate, write, rename): wait this long after the last event. */
 const DEBOUNCE_MS = 150;

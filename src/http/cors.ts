@@ -1,12 +1,12 @@
 // CORS for browser clients, as Keycloak's web origins: a client's registered origins may call the realm;
 // discovery and the JWKS are public to any origin.
 import type { RequestHandler } from 'express';
-import type { Provider } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
 import { PATHS } from './paths.js';
 
 const PUBLIC_PATHS = new Set<string>([PATHS.discovery, PATHS.certs]);
 
-export function cors(p: Provider): RequestHandler {
+export function cors(p: RealmContext): RequestHandler {
   return (req, res, next) => {
     const origin = req.headers.origin;
     if (origin === undefined) return next();

@@ -1,6 +1,6 @@
 // The authorize request: validation steps and the front-channel response (code, tokens), apart from HTTP.
 import type { Client, Subject } from '../fixtures/realm.js';
-import type { Provider } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
 import { sessionStateFor } from './browser-session.js';
 import type { Session } from './store.js';
 import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
@@ -88,7 +88,7 @@ function parseMaxAge(value: string | undefined): number | undefined {
 
 /** Checks everything after client and redirect_uri; errors from here are sent to the redirect_uri. */
 export function checkAuthorizeRequest(
-  p: Provider,
+  p: RealmContext,
   client: Client,
   redirectUri: string,
   params: Params,
@@ -185,7 +185,7 @@ export function sessionSatisfies(req: AuthorizeRequest, session: Session, now: n
  * token (no refresh token), an ID token with c_hash, at_hash and s_hash; always session_state and iss.
  */
 export async function issueAuthorizeResponse(
-  p: Provider,
+  p: RealmContext,
   req: AuthorizeRequest,
   session: Session,
   user: Subject,

@@ -2,7 +2,7 @@
 // the session that registered a backchannelLogoutUri. Fire and forget: retries are bounded, failures
 // logged, and nothing waits for them (a client that hangs or fails never delays the logout answer).
 import type { Logger } from '../log.js';
-import type { Provider } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
 import { signRs256 } from '../tokens/sign.js';
 import type { Session } from './store.js';
 
@@ -18,7 +18,7 @@ export interface BackchannelOptions {
 }
 
 /** The logout_token of OIDC Back-Channel Logout 1.0 §2.4 for one client of a session. */
-export async function logoutToken(p: Provider, session: Session, clientId: string): Promise<string> {
+export async function logoutToken(p: RealmContext, session: Session, clientId: string): Promise<string> {
   const now = p.clock.nowSeconds();
   return signRs256(
     p.keys.active,
@@ -38,14 +38,14 @@ export async function logoutToken(p: Provider, session: Session, clientId: strin
 }
 
 export class BackchannelLogout {
-  readonly #p: Provider;
+  readonly #p: RealmContext;
   readonly #log: Logger;
   readonly #attempts: number;
   readonly #timeoutMs: number;
   readonly #backoffMs: number;
   readonly #stop = new AbortController();
 
-  constructor(p: Provider, log: Logger, options: BackchannelOptions = {}) {
+  constructor(p: RealmContext, log: Logger, options: BackchannelOptions = {}) {
     this.#p = p;
     this.#log = log;
     this.#attempts = options.attempts ?? 3;

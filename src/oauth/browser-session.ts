@@ -1,7 +1,7 @@
 // The browser half of a session: Keycloak's session cookies, and OIDC Session Management's session_state.
 import { createHash } from 'node:crypto';
 import { jwtVerify } from 'jose';
-import type { Provider } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
 import { hmacKey, signHs256 } from '../tokens/sign.js';
 import type { Session } from './store.js';
 
@@ -72,7 +72,7 @@ export function parseCookies(header: string | undefined): Map<string, string> {
  * foreign one, a session that ended or idled out, fixtures replaced since, or sessions turned off.
  */
 export async function browserSession(
-  p: Provider,
+  p: RealmContext,
   cookieHeader: string | undefined,
 ): Promise<Session | undefined> {
   if (!p.realm.sso) return undefined;
@@ -103,7 +103,11 @@ function attributes(scope: CookieScope): string {
 }
 
 /** Set-Cookie values that bind the browser to `session` (session cookies: gone when the browser closes). */
-export async function sessionCookies(p: Provider, session: Session, scope: CookieScope): Promise<string[]> {
+export async function sessionCookies(
+  p: RealmContext,
+  session: Session,
+  scope: CookieScope,
+): Promise<string[]> {
   const identity = await signHs256(p.secret, {
     typ: IDENTITY_TYP,
     sub: session.sub,

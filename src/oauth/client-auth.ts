@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Client } from '../fixtures/realm.js';
 import type { AuthMethod } from '../fixtures/schema.js';
-import type { Provider } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
 import { Clock } from '../clock.js';
 import { explained, invalidClient, invalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
@@ -45,7 +45,7 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function lookup(p: Provider, id: string): Client {
+function lookup(p: RealmContext, id: string): Client {
   const client = p.realm.clients.get(id);
   if (client === undefined)
     throw explained(invalidClient(INVALID_CREDENTIALS), {
@@ -98,7 +98,10 @@ function requireMethod(client: Client, method: AuthMethod): void {
  * Authenticates the calling client; 401 invalid_client / unauthorized_client on failure, carrying the
  * client id the request named for the log line.
  */
-export async function authenticateClient(p: Provider, input: ClientAuthInput): Promise<AuthenticatedClient> {
+export async function authenticateClient(
+  p: RealmContext,
+  input: ClientAuthInput,
+): Promise<AuthenticatedClient> {
   try {
     return await authenticate(p, input);
   } catch (err) {
@@ -107,7 +110,7 @@ export async function authenticateClient(p: Provider, input: ClientAuthInput): P
   }
 }
 
-async function authenticate(p: Provider, input: ClientAuthInput): Promise<AuthenticatedClient> {
+async function authenticate(p: RealmContext, input: ClientAuthInput): Promise<AuthenticatedClient> {
   const { params } = input;
   const assertion = params.get('client_assertion');
   const bodySecret = params.get('client_secret');
@@ -154,7 +157,7 @@ async function authenticate(p: Provider, input: ClientAuthInput): Promise<Authen
   return { client, method: 'none' };
 }
 
-async function verifyAssertion(p: Provider, input: ClientAuthInput, assertion: string): Promise<Client> {
+async function verifyAssertion(p: RealmContext, input: ClientAuthInput, assertion: string): Promise<Client> {
   const type = input.params.get('client_assertion_type');
   if (type !== ASSERTION_TYPE) throw invalidRequest(`client_assertion_type must be ${ASSERTION_TYPE}`);
   let unverified: JWTPayload;

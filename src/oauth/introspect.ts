@@ -1,6 +1,7 @@
 // RFC 7662 introspection answers, with the interface document's attribute rules (no nbf, aud, jti).
 import type { Client, Subject } from '../fixtures/realm.js';
-import type { Provider, VerifiedToken } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
+import { verifyOwnToken, type VerifiedToken } from '../tokens/verify.js';
 import { releasedClaims } from '../tokens/placement.js';
 
 const NOT_RETURNED = new Set(['nbf', 'aud', 'jti', 'nnin_altsub']);
@@ -17,7 +18,12 @@ export const INACTIVE = Object.freeze({ active: false });
  * nnin_altsub goes only to an eligible caller, whatever client got the token: from the access token's scopes,
  * or as an ID token carries it. Never copied through to a caller that is not eligible.
  */
-function nninFor(p: Provider, caller: Client, verified: VerifiedToken, user: Subject | undefined): unknown {
+function nninFor(
+  p: RealmContext,
+  caller: Client,
+  verified: VerifiedToken,
+  user: Subject | undefined,
+): unknown {
   if (!caller.nninEligible || user === undefined) return undefined;
   if (verified.kind === 'id') return verified.claims['nnin_altsub'];
   if (verified.kind !== 'access') return undefined;
@@ -28,11 +34,11 @@ function nninFor(p: Provider, caller: Client, verified: VerifiedToken, user: Sub
 
 /** What `caller` (a resource server) may learn about `token`. */
 export async function introspect(
-  p: Provider,
+  p: RealmContext,
   caller: Client,
   token: string,
 ): Promise<Record<string, unknown>> {
-  const verified = await p.verifyOwnToken(token);
+  const verified = await verifyOwnToken(p, token);
   if (verified === undefined) return INACTIVE;
   const { claims } = verified;
   const out: Record<string, unknown> = {};

@@ -1,16 +1,16 @@
-// Why a token was refused, for `--log-level debug` only: the checks of Provider.verifyOwnToken replayed
+// Why a token was refused, for `--log-level debug` only: the checks of verifyOwnToken (tokens/verify.ts) replayed
 // one by one, each failure told in words. Names kids, issuers and times; never a token, secret or claim value.
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
-import type { OwnTokenKind, Provider } from '../provider.js';
-import { sessionIdOf } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
 import { hmacKey } from '../tokens/sign.js';
-
-const TYP_BY_KIND: Record<OwnTokenKind, string[]> = {
-  access: ['Bearer'],
-  id: ['ID'],
-  refresh: ['Refresh', 'Offline'],
-  proof: ['Proof'],
-};
+import {
+  fixedIssuerOf,
+  isOurIssuer,
+  kindOfTyp,
+  sessionIdOf,
+  TYPS_OF_KIND,
+  type OwnTokenKind,
+} from '../tokens/verify.js';
 
 /** Lazily computed: only a debug log line asks for it. */
 export type Why = string | (() => Promise<string>);
@@ -18,7 +18,11 @@ export type Why = string | (() => Promise<string>);
 const ago = (s: number): string => `${s} s`;
 
 /** Why `token` is not an active `expected` token of this realm (or, if it is, says so). */
-export async function explainRefusal(p: Provider, token: string, expected?: OwnTokenKind): Promise<string> {
+export async function explainRefusal(
+  p: RealmContext,
+  token: string,
+  expected?: OwnTokenKind,
+): Promise<string> {
   let header: { alg?: string; kid?: string };
   let claims: JWTPayload;
   try {
@@ -40,13 +44,8 @@ export async function explainRefusal(p: Provider, token: string, expected?: OwnT
     return `alg ${String(alg)} is not accepted (RS256 tokens, HS256 refresh tokens)`;
   }
   const iss = typeof claims.iss === 'string' ? claims.iss : undefined;
-  const fixed = p.fixedIssuer ?? p.realm.issuer;
-  const ours =
-    iss !== undefined &&
-    (fixed !== undefined
-      ? iss === fixed
-      : URL.canParse(iss) && new URL(iss).pathname === `/realms/${p.realm.name}`);
-  if (!ours)
+  const fixed = fixedIssuerOf(p);
+  if (!isOurIssuer(p, iss))
     return `foreign issuer "${String(iss)}" (this realm: ${fixed ?? `any origin + /realms/${p.realm.name}`})`;
   const now = p.clock.nowSeconds();
   if (typeof claims.exp === 'number' && claims.exp <= now)
@@ -54,10 +53,11 @@ export async function explainRefusal(p: Provider, token: string, expected?: OwnT
   if (typeof claims.nbf === 'number' && claims.nbf > now)
     return `not valid for another ${ago(claims.nbf - now)} by the mock clock (nbf ${claims.nbf}, now ${now})`;
   const typ = String(claims['typ']);
-  if (expected !== undefined && !TYP_BY_KIND[expected].includes(typ))
+  if (expected !== undefined && !(TYPS_OF_KIND.get(expected) ?? []).includes(typ))
     return `typ "${typ}" where ${expected === 'access' ? 'an access' : `a ${expected}`} token is needed`;
-  if (!Object.values(TYP_BY_KIND).some((typs) => typs.includes(typ))) return `unknown typ "${typ}"`;
-  if (TYP_BY_KIND.refresh.includes(typ) !== (alg === 'HS256'))
+  const kind = kindOfTyp(claims['typ']);
+  if (kind === undefined) return `unknown typ "${typ}"`;
+  if ((kind === 'refresh') !== (alg === 'HS256'))
     return `typ "${typ}" signed ${String(alg)} (refresh tokens are HS256, the others RS256)`;
   if (p.store.isRevoked(claims.jti)) return 'revoked';
   const sid = sessionIdOf(claims);

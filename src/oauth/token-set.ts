@@ -1,5 +1,5 @@
 // issueTokenSet: signs the tokens of one grant and assembles the token response the interface document shows.
-import type { Provider } from '../provider.js';
+import type { RealmContext } from '../realm-context.js';
 import {
   buildAccessClaims,
   buildIdClaims,
@@ -31,7 +31,7 @@ export interface IssueOptions {
 }
 
 export async function issueTokenSet(
-  p: Provider,
+  p: RealmContext,
   grant: Grant,
   options: IssueOptions,
 ): Promise<TokenResponse> {

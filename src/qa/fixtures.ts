@@ -1,46 +1,8 @@
-// Replacing the fixtures at runtime: PUT /mock/fixtures and `serve --watch` share one all-or-nothing step.
+// PUT {realm}/mock/fixtures: the fixtures replaced by the request body (fixtures/replace.ts does the swap).
 import express from 'express';
-import { isDeepStrictEqual } from 'node:util';
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
-import { realmFromText } from '../fixtures/parse-worker.js';
-import type { Realm } from '../fixtures/realm.js';
+import { replaceFixtures } from '../fixtures/replace.js';
 import type { Provider } from '../provider.js';
-
-/** Start-up settings: a replacement may carry them, but they only take effect at the next start. */
-const START_UP_KEYS = ['seed', 'clock', 'keys'] as const;
-
-export interface ReplacedFixtures {
-  realm: Realm;
-  /** Start-up settings the replacement changed, which stay as they were until a restart. */
-  ignored: string[];
-}
-
-/**
- * Validates `text` (YAML or JSON) exactly like a fixtures file and swaps it in; on any problem it
- * throws a FixturesError (problems as SOURCE:LINE:COL) and the provider keeps its fixtures.
- * Sessions, keys, clock and ids stay.
- */
-export async function replaceFixtures(
-  p: Provider,
-  text: string,
-  source: string,
-  baseDir: string,
-): Promise<ReplacedFixtures> {
-  const current = p.realm;
-  const { realm, realmAt } = await realmFromText(text, source, baseDir, current.name);
-  if (realm.name !== current.name) {
-    throw new FixturesError(source, [
-      {
-        path: ['realm'],
-        message: `the realm name cannot change while running (serving "${current.name}", got "${realm.name}"): restart instead`,
-        ...realmAt,
-      },
-    ]);
-  }
-  const ignored = START_UP_KEYS.filter((key) => !isDeepStrictEqual(realm[key], current[key]));
-  p.replaceRealm(realm);
-  return { realm, ignored };
-}
 
 /** PUT replaces the fixtures with the body; a bad body answers 400 with every problem and changes nothing. */
 export function fixtureRoutes(p: Provider): express.Router {

@@ -2,6 +2,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { explainRefusal } from '../oauth/refusal.js';
 import type { Provider } from '../provider.js';
+import { verifyOwnToken } from '../tokens/verify.js';
 
 export interface TokenVerdict {
   /** Whether this realm accepts the token now (signature, issuer, times by the mock clock, revocation, session). */
@@ -40,7 +41,7 @@ export async function verifyForInspector(p: Provider, token: unknown): Promise<T
       claims: null,
     };
   }
-  const verified = await p.verifyOwnToken(text);
+  const verified = await verifyOwnToken(p, text);
   if (verified !== undefined)
     return { valid: true, reason: `an active ${verified.kind} token of this realm`, header, claims };
   return { valid: false, reason: await explainRefusal(p, text), header, claims };

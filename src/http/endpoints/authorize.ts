@@ -1,6 +1,6 @@
 // GET|POST /protocol/openid-connect/auth: issues codes and front-channel tokens; the browser's session, login_hint or the login page picks the user.
 import type { RequestHandler, Response } from 'express';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import type { Subject } from '../../fixtures/realm.js';
 import { userByHint } from '../../fixtures/realm.js';
 import {
@@ -67,7 +67,7 @@ function redirectError(
   };
 }
 
-export function authorizeHandler(p: Provider): RequestHandler {
+export function authorizeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     let params;
     try {
@@ -161,7 +161,7 @@ export function authorizeHandler(p: Provider): RequestHandler {
  * else a new session. Another user's session stays active; the browser's cookies move to the new one.
  */
 function signIn(
-  p: Provider,
+  p: RealmContext,
   request: AuthorizeRequest,
   user: Subject,
   current: Session | undefined,

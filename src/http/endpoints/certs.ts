@@ -1,9 +1,9 @@
 // GET /protocol/openid-connect/certs: the JWKS of the public signing keys.
 import type { RequestHandler } from 'express';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import { sendJson } from '../context.js';
 
-export function certsHandler(p: Provider): RequestHandler {
+export function certsHandler(p: RealmContext): RequestHandler {
   return (_req, res) => {
     sendJson(res, 200, p.keys.jwks(), { 'Cache-Control': 'no-cache' });
   };

@@ -1,8 +1,9 @@
 // GET /.well-known/openid-configuration: the interface document's fields and values, built once per issuer.
 import type { RequestHandler } from 'express';
+import { GRANT_TYPES } from '../../oauth/grants/registry.js';
 import { PATHS } from '../paths.js';
 import { issuerOf, sendJson } from '../context.js';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 
 /** `scopes`: the realm's scopes (built-in and from the fixtures), for `scopes_supported`. */
 export function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {
@@ -18,13 +19,7 @@ export function discoveryDocument(issuer: string, scopes: readonly string[]): Re
     jwks_uri: issuer + PATHS.certs,
     check_session_iframe: issuer + PATHS.checkSession,
     registration_endpoint: issuer + PATHS.registration,
-    grant_types_supported: [
-      'authorization_code',
-      'implicit',
-      'refresh_token',
-      'password',
-      'client_credentials',
-    ],
+    grant_types_supported: [...GRANT_TYPES],
     response_types_supported: [
       'code',
       'none',
@@ -65,7 +60,7 @@ export function discoveryDocument(issuer: string, scopes: readonly string[]): Re
   };
 }
 
-export function discoveryHandler(p: Provider): RequestHandler {
+export function discoveryHandler(p: RealmContext): RequestHandler {
   const cache = new Map<string, string>();
   let cachedFor = p.realm;
   return (_req, res) => {

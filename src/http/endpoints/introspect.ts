@@ -1,6 +1,6 @@
 // POST /protocol/openid-connect/token/introspect: resource servers ask whether a token is active.
 import type { RequestHandler } from 'express';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { introspect } from '../../oauth/introspect.js';
@@ -8,7 +8,7 @@ import { explainRefusal } from '../../oauth/refusal.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../paths.js';
 
-export function introspectHandler(p: Provider): RequestHandler {
+export function introspectHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
     const issuer = issuerOf(res);

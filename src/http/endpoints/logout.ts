@@ -1,7 +1,8 @@
 // GET|POST /protocol/openid-connect/logout: ends the session named by id_token_hint or refresh_token, and the browser's.
 import type { RequestHandler } from 'express';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import { sessionIdOf, type Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
+import { sessionIdOf, verifyOwnToken } from '../../tokens/verify.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidGrant, invalidRequest } from '../../oauth/errors.js';
 import { browserSession, clearedCookies } from '../../oauth/browser-session.js';
@@ -13,7 +14,7 @@ import { PATHS } from '../paths.js';
 
 /** An ID token of ours, checked for signature only: an expired id_token_hint still names its session. */
 async function verifyIdTokenHint(
-  p: Provider,
+  p: RealmContext,
   token: string,
 ): Promise<{ sid?: string; aud?: string } | undefined> {
   try {
@@ -32,7 +33,7 @@ async function verifyIdTokenHint(
   }
 }
 
-export function logoutHandler(p: Provider): RequestHandler {
+export function logoutHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
     const issuer = issuerOf(res);
@@ -45,7 +46,7 @@ export function logoutHandler(p: Provider): RequestHandler {
         audiences: [issuer, issuer + PATHS.token, issuer + PATHS.logout],
       });
       noteForLog(res, { client: client.id });
-      const verified = await p.verifyOwnToken(refreshToken);
+      const verified = await verifyOwnToken(p, refreshToken);
       if (verified?.kind !== 'refresh') throw invalidGrant('Invalid refresh token');
       if (verified.claims['azp'] !== client.id)
         throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
@@ -110,7 +111,7 @@ export function logoutHandler(p: Provider): RequestHandler {
 }
 
 /** OIDC Front-Channel Logout 1.0: each client of the session with a frontchannelLogoutUri, with `iss` and `sid`. */
-function frontchannelUris(p: Provider, session: Session): string[] {
+function frontchannelUris(p: RealmContext, session: Session): string[] {
   return session.clients.flatMap((clientId) => {
     const uri = p.realm.clients.get(clientId)?.frontchannelLogoutUri;
     if (uri === undefined) return [];

@@ -1,12 +1,13 @@
 // POST /protocol/openid-connect/revoke (RFC 7009): a refresh token ends its session, an access token is revoked.
 import type { RequestHandler } from 'express';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
+import { verifyOwnToken } from '../../tokens/verify.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
 import { PATHS } from '../paths.js';
 
-export function revokeHandler(p: Provider): RequestHandler {
+export function revokeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
     const issuer = issuerOf(res);
@@ -17,7 +18,7 @@ export function revokeHandler(p: Provider): RequestHandler {
     });
     noteForLog(res, { client: client.id });
     const token = params.require('token');
-    const verified = await p.verifyOwnToken(token);
+    const verified = await verifyOwnToken(p, token);
     // RFC 7009 §2.2: an invalid or unknown token is not an error.
     if (verified !== undefined) {
       const { claims } = verified;

@@ -1,7 +1,7 @@
 // The pages keycloak-js frames: the session iframe (check_session_iframe, OIDC Session Management 1.0)
 // with its /init origin check, and the two-step third-party-cookie check.
 import type { RequestHandler, Response } from 'express';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import { browserSession, sessionUnchanged } from '../../oauth/browser-session.js';
 import { sendJson } from '../context.js';
 import { securityHeaders } from '../pages.js';
@@ -75,7 +75,7 @@ const STEP1_PAGE = page(STEP1_SCRIPT);
 const STEP2_PAGE = page(STEP2_SCRIPT);
 
 /** A small static page that the realm's clients' web origins may frame (and nobody else). */
-function sendFramable(p: Provider, res: Response, content: { html: string; script: string }): void {
+function sendFramable(p: RealmContext, res: Response, content: { html: string; script: string }): void {
   securityHeaders(res, {
     frameAncestors: ["'self'", ...p.realm.webOrigins],
     scripts: [content.script],
@@ -87,22 +87,22 @@ function sendFramable(p: Provider, res: Response, content: { html: string; scrip
     .send(content.html);
 }
 
-export function checkSessionPageHandler(p: Provider): RequestHandler {
+export function checkSessionPageHandler(p: RealmContext): RequestHandler {
   return (_req, res) => sendFramable(p, res, CHECK_SESSION_PAGE);
 }
 
-export function thirdPartyCookiesHandler(p: Provider, step: 1 | 2): RequestHandler {
+export function thirdPartyCookiesHandler(p: RealmContext, step: 1 | 2): RequestHandler {
   return (_req, res) => sendFramable(p, res, step === 1 ? STEP1_PAGE : STEP2_PAGE);
 }
 
 /** Whether `origin` is a registered web origin of the client named by `clientId`. */
-function registeredOrigin(p: Provider, clientId: unknown, origin: unknown): boolean {
+function registeredOrigin(p: RealmContext, clientId: unknown, origin: unknown): boolean {
   if (typeof clientId !== 'string' || typeof origin !== 'string') return false;
   return p.realm.clients.get(clientId)?.webOrigins.includes(origin) ?? false;
 }
 
 /** `/init?client_id&origin`: 204 for a registered web origin of that client, else 403 (as Keycloak). */
-export function checkSessionInitHandler(p: Provider): RequestHandler {
+export function checkSessionInitHandler(p: RealmContext): RequestHandler {
   return (req, res) => {
     const ok = registeredOrigin(p, req.query['client_id'], req.query['origin']);
     res
@@ -113,7 +113,7 @@ export function checkSessionInitHandler(p: Provider): RequestHandler {
 }
 
 /** `/status?client_id&origin&session_state`: `{status}` for the browser's session cookie. */
-export function checkSessionStatusHandler(p: Provider): RequestHandler {
+export function checkSessionStatusHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const { client_id: clientId, origin, session_state: held } = req.query;
     let status = 'error';

@@ -1,6 +1,7 @@
 // GET|POST /protocol/openid-connect/userinfo: the claims of the bearer's user.
 import type { Request, RequestHandler } from 'express';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
+import { verifyOwnToken } from '../../tokens/verify.js';
 import { explained, invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { explainRefusal } from '../../oauth/refusal.js';
 import { releasedClaims } from '../../tokens/placement.js';
@@ -18,10 +19,10 @@ function bearerToken(req: Request): string {
   return match[1];
 }
 
-export function userinfoHandler(p: Provider): RequestHandler {
+export function userinfoHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const token = bearerToken(req);
-    const verified = await p.verifyOwnToken(token);
+    const verified = await verifyOwnToken(p, token);
     if (verified?.kind !== 'access')
       throw explained(invalidToken('Token verification failed: not an active access token of this realm'), {
         why: () => explainRefusal(p, token, 'access'),

@@ -1,10 +1,9 @@
 // grant_type=authorization_code: single-use, expiring codes bound to client, redirect_uri and PKCE.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Client } from '../../fixtures/realm.js';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { invalidGrant, invalidRequest, unauthorizedClient } from '../errors.js';
-import type { Params } from '../params.js';
+import type { GrantDefinition, GrantRequest } from './grant.js';
 import type { CodeGrant } from '../store.js';
 
 export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
@@ -27,7 +26,7 @@ export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
     throw invalidGrant('PKCE verification failed: code_verifier does not match code_challenge');
 }
 
-export function grantAuthorizationCode(p: Provider, client: Client, params: Params): Grant {
+export function grantAuthorizationCode(p: RealmContext, { client, params }: GrantRequest): Grant {
   if (!client.grants.includes('authorization_code')) {
     throw unauthorizedClient(`Client "${client.id}" is not allowed the authorization_code grant`);
   }
@@ -67,3 +66,10 @@ export function grantAuthorizationCode(p: Provider, client: Client, params: Para
     ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
   };
 }
+
+export const authorizationCodeGrant = {
+  type: 'authorization_code',
+  parameters: ['code', 'redirect_uri', 'code_verifier'],
+  issuesIdToken: true,
+  handle: grantAuthorizationCode,
+} as const satisfies GrantDefinition;

@@ -1,18 +1,13 @@
 // grant_type=client_credentials: the client's service account, no ID token.
-import type { Client } from '../../fixtures/realm.js';
-import type { AuthMethod } from '../../fixtures/schema.js';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { unauthorizedClient } from '../errors.js';
-import type { Params } from '../params.js';
+import type { GrantDefinition, GrantRequest } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
 export function grantClientCredentials(
-  p: Provider,
-  client: Client,
-  params: Params,
-  method: AuthMethod,
-  issuer: string,
+  p: RealmContext,
+  { client, params, method, issuer }: GrantRequest,
 ): Grant {
   if (!client.grants.includes('client_credentials')) {
     throw unauthorizedClient(
@@ -31,3 +26,10 @@ export function grantClientCredentials(
   const sessionId = p.openSession({ clientId: client.id, issuer, sub: subject.sub, authTime: now });
   return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now };
 }
+
+export const clientCredentialsGrant = {
+  type: 'client_credentials',
+  parameters: ['scope'],
+  issuesIdToken: false,
+  handle: grantClientCredentials,
+} as const satisfies GrantDefinition;

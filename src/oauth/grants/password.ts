@@ -1,11 +1,10 @@
 // grant_type=password (Keycloak's direct access grants): a fixture user's username and password, for a
 // client that lists the grant. Wrong, unknown and password-less users get one answer (no enumeration).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Client } from '../../fixtures/realm.js';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { OAuthError, unauthorizedClient } from '../errors.js';
-import type { Params } from '../params.js';
+import type { GrantDefinition, GrantRequest } from './grant.js';
 import { grantScopes, parseScope } from '../scopes.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
@@ -15,7 +14,7 @@ function samePassword(given: string, expected: string | undefined): boolean {
   return expected !== undefined && timingSafeEqual(digest(given), digest(expected));
 }
 
-export function grantPassword(p: Provider, client: Client, params: Params, issuer: string): Grant {
+export function grantPassword(p: RealmContext, { client, params, issuer }: GrantRequest): Grant {
   if (!client.grants.includes('password'))
     throw unauthorizedClient(
       `Client "${client.id}" is not allowed direct access grants (grant_type password)`,
@@ -31,3 +30,10 @@ export function grantPassword(p: Provider, client: Client, params: Params, issue
   const sessionId = p.openSession({ clientId: client.id, issuer, username, sub: user.sub, authTime: now });
   return { client, subject: user, serviceAccount: false, scopes, sessionId, authTime: now };
 }
+
+export const passwordGrant = {
+  type: 'password',
+  parameters: ['username', 'password', 'scope'],
+  issuesIdToken: true,
+  handle: grantPassword,
+} as const satisfies GrantDefinition;

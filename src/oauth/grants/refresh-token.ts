@@ -1,21 +1,21 @@
 // grant_type=refresh_token: a whole new token set for the same session, scope equal or narrower.
-import type { Client } from '../../fixtures/realm.js';
-import type { GrantType } from '../../fixtures/schema.js';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
+import { verifyOwnToken } from '../../tokens/verify.js';
 import type { Grant } from '../../tokens/claims.js';
 import { explained, invalidGrant, unauthorizedClient } from '../errors.js';
 import { explainRefusal } from '../refusal.js';
-import type { Params } from '../params.js';
+import type { GrantDefinition, GrantRequest } from './grant.js';
 import { narrowScopes, parseScope } from '../scopes.js';
 
-export async function grantRefreshToken(p: Provider, client: Client, params: Params): Promise<Grant> {
-  if (
-    !['refresh_token', 'client_credentials', 'password'].some((g) => client.grants.includes(g as GrantType))
-  ) {
+/** Grants whose token sets may be refreshed by a client that lists one of them (not only refresh_token). */
+const REFRESHABLE: readonly string[] = ['refresh_token', 'client_credentials', 'password'];
+
+export async function grantRefreshToken(p: RealmContext, { client, params }: GrantRequest): Promise<Grant> {
+  if (!client.grants.some((g) => REFRESHABLE.includes(g))) {
     throw unauthorizedClient(`Client "${client.id}" is not allowed the refresh_token grant`);
   }
   const token = params.require('refresh_token');
-  const verified = await p.verifyOwnToken(token);
+  const verified = await verifyOwnToken(p, token);
   if (verified === undefined || verified.kind !== 'refresh') {
     throw explained(
       invalidGrant(
@@ -57,3 +57,10 @@ export async function grantRefreshToken(p: Provider, client: Client, params: Par
     ...(nonce !== undefined ? { nonce } : {}),
   };
 }
+
+export const refreshTokenGrant = {
+  type: 'refresh_token',
+  parameters: ['refresh_token', 'scope'],
+  issuesIdToken: true,
+  handle: grantRefreshToken,
+} as const satisfies GrantDefinition;

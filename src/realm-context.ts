@@ -1,0 +1,38 @@
+// What request handling needs of a realm: its fixtures model, clock, ids, keys, secret and store. The
+// endpoints and oauth/ take this narrow view; the Provider class (realm state) implements it.
+import type { Clock } from './clock.js';
+import type { Realm } from './fixtures/realm.js';
+import type { Ids } from './ids.js';
+import type { KeyStore } from './keys/key-store.js';
+import type { Session, Store } from './oauth/store.js';
+import type { RealmSecret } from './tokens/sign.js';
+
+export interface SessionInit {
+  clientId: string;
+  issuer: string;
+  username?: string;
+  sub: string;
+  authTime: number;
+  /** The session lives at least until then (epoch seconds), when later than one idle period. */
+  until?: number;
+  /** A browser sign-in (authorize): the session may be held in the browser's cookies. */
+  browser?: boolean;
+}
+
+export interface RealmContext {
+  /** The fixtures model; replaced as a whole by PUT /mock/fixtures and --watch. */
+  readonly realm: Realm;
+  /** Counts fixture replacements (browser session cookies name the generation they were set in). */
+  readonly generation: number;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly keys: KeyStore;
+  readonly secret: RealmSecret;
+  readonly store: Store;
+  /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
+  readonly fixedIssuer: string | undefined;
+  /** Starts a session and returns its id. */
+  openSession(init: SessionInit): string;
+  /** Keeps a session alive for another idle period; `clientId` joins its clients. */
+  touchSession(session: Session, clientId?: string): void;
+}
