@@ -20,6 +20,7 @@ import {
 import { registerHandler, registeredClientHandler, registrationBody } from './endpoints/registration.js';
 import { tokenHandler } from './endpoints/token.js';
 import { userinfoHandler } from './endpoints/userinfo.js';
+import { OAuthError } from '../oauth/errors.js';
 import { sendJson } from './context.js';
 import { cors } from './cors.js';
 import { errorHandler } from './error-handler.js';
@@ -141,14 +142,10 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
     [`${PATHS.registration}/:clientId`, 'GET, DELETE'],
   ];
   for (const [path, allow] of allowed) {
-    realm.all(path, (req, res) => {
-      const description = `${req.method} is not allowed here: use ${allow}`;
-      sendJson(
-        res,
-        405,
-        { error: 'invalid_request', error_description: description },
-        { Allow: allow, 'Cache-Control': 'no-store' },
-      );
+    realm.all(path, (req) => {
+      throw new OAuthError('invalid_request', `${req.method} is not allowed here: use ${allow}`, 405, {
+        Allow: allow,
+      });
     });
   }
   hooks.realmRoutes?.(realm);
@@ -164,16 +161,13 @@ export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): expre
     },
     realm,
   );
-  app.use('/realms/:realm', (req, res, next) => {
+  app.use('/realms/:realm', (req, _res, next) => {
     if (req.params['realm'] === realmName) return next();
-    sendJson(res, 404, {
-      error: 'Realm does not exist',
-      error_description: `This server serves realm "${realmName}"`,
-    });
+    throw new OAuthError('Realm does not exist', `This server serves realm "${realmName}"`, 404);
   });
 
-  app.use((req, res) => {
-    sendJson(res, 404, { error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });
+  app.use((req) => {
+    throw new OAuthError('not_found', `No endpoint ${req.method} ${req.path}`, 404);
   });
   app.use(errorHandler(log));
   return app;

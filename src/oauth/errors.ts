@@ -1,4 +1,5 @@
-// OAuth errors as classes carrying HTTP status and `error` code; turned into JSON in exactly one place.
+// Errors as one class carrying HTTP status and `error` code, turned into a JSON body in exactly one place
+// (sendOAuthError in http/error-handler.ts): the endpoints, the QA API and injected faults alike.
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -18,36 +19,50 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   | 'not_found'
   | 'temporarily_unavailable'
-  | 'server_error';
+  | 'server_error'
+  // Keycloak's answer for a realm it does not have, word for word.
+  | 'Realm does not exist';
+
+/** A code a tester injects through POST /mock/faults: any string, sent as given. */
+export type InjectedErrorCode = string & { readonly injected: unique symbol };
+
+/** Marks a tester's code from POST /mock/faults as one the server sends as given. */
+export const injected = (code: string): InjectedErrorCode => code as InjectedErrorCode;
+
+export type ErrorCode = OAuthErrorCode | InjectedErrorCode;
 
 export class OAuthError extends Error {
   override name = 'OAuthError';
-  readonly error: OAuthErrorCode;
+  readonly error: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** Members of the body beyond error and error_description (e.g. a fixtures replacement's `problems`). */
+  readonly extra: Record<string, unknown>;
   /** For the debug log only: why, in more detail than the client is told (never a secret or token). */
   why?: string | (() => Promise<string>);
   /** The client the failed request named, for the request log line. */
   clientId?: string;
 
   constructor(
-    error: OAuthErrorCode,
+    error: ErrorCode,
     description: string,
     status = 400,
     headers: Record<string, string> = {},
+    extra: Record<string, unknown> = {},
   ) {
     super(description);
     this.error = error;
     this.status = status;
     this.headers = headers;
+    this.extra = extra;
   }
 
   get description(): string {
     return this.message;
   }
 
-  toJSON(): { error: OAuthErrorCode; error_description: string } {
-    return { error: this.error, error_description: this.message };
+  toJSON(): { error: ErrorCode; error_description: string } & Record<string, unknown> {
+    return { error: this.error, error_description: this.message, ...this.extra };
   }
 }
 

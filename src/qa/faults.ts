@@ -1,10 +1,8 @@
 // /mock/faults: the next matching requests fail with a chosen status, or are delayed, or both.
-import type { Request, Response } from 'express';
 import express from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendJson } from '../http/context.js';
 import type { EndpointName } from '../http/paths.js';
-import type { OAuthErrorCode } from '../oauth/errors.js';
+import { injected, OAuthError, type OAuthErrorCode } from '../oauth/errors.js';
 import { parseBody } from './body.js';
 import { faultSchema, type FaultSpec, type PendingFault } from './fault-spec.js';
 
@@ -58,29 +56,20 @@ export class FaultInjector {
     return fault;
   }
 
-  /** The `beforeEndpoint` hook: delays and/or answers the fault; true lets the endpoint run. */
-  readonly beforeEndpoint = async (
-    endpoint: EndpointName,
-    _req: Request,
-    res: Response,
-  ): Promise<boolean> => {
+  /**
+   * The `beforeEndpoint` hook: delays, and/or throws the fault for the error handler to answer as every
+   * real error of these endpoints is answered; true lets the endpoint run.
+   */
+  readonly beforeEndpoint = async (endpoint: EndpointName): Promise<boolean> => {
     const fault = this.take(endpoint);
     if (fault === undefined) return true;
     if (fault.delayMs !== undefined && fault.delayMs > 0) await sleep(fault.delayMs);
     if (fault.status === undefined) return true;
-    res.locals['error'] = fault.error;
-    // The same Content-Type (application/json, no charset) as every real error of these endpoints.
-    sendJson(
-      res,
+    throw new OAuthError(
+      injected(fault.error ?? defaultError(endpoint, fault.status)),
+      fault.description ?? `Injected fault: ${fault.status} at ${endpoint} (mock-idp /mock/faults)`,
       fault.status,
-      {
-        error: fault.error,
-        error_description:
-          fault.description ?? `Injected fault: ${fault.status} at ${endpoint} (mock-idp /mock/faults)`,
-      },
-      { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
     );
-    return false;
   };
 }
 

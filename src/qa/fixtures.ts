@@ -2,6 +2,7 @@
 import express from 'express';
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import { replaceFixtures } from '../fixtures/replace.js';
+import { OAuthError } from '../oauth/errors.js';
 import type { Provider } from '../provider.js';
 
 /** PUT replaces the fixtures with the body; a bad body answers 400 with every problem and changes nothing. */
@@ -21,14 +22,13 @@ export function fixtureRoutes(p: Provider): express.Router {
     } catch (err) {
       if (!(err instanceof FixturesError)) throw err;
       const problems = err.problems.map((problem) => formatProblem(err.source, problem));
-      res
-        .status(400)
-        .set('Cache-Control', 'no-store')
-        .json({
-          error: 'invalid_request',
-          error_description: `Fixtures not replaced: ${problems.join('; ')}`,
-          problems,
-        });
+      throw new OAuthError(
+        'invalid_request',
+        `Fixtures not replaced: ${problems.join('; ')}`,
+        400,
+        {},
+        { problems },
+      );
     }
   });
   return router;
