@@ -185,7 +185,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   // Idle sessions end on the mock clock: look once a second (and the clock may jump when moved).
   const expiry = setInterval(() => provider.store.expireSessions(), 1000);
   expiry.unref();
-  const app = createApp(provider, log, qa.hooks);
+  const app = createApp([{ provider, hooks: qa.hooks }], log);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   const host = options.host ?? '127.0.0.1';

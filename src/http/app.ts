@@ -1,40 +1,21 @@
-// The express app: health, the realm router with one route per endpoint, request log, one error handler.
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+// The express app: health, one realm router per realm at /realms/{realm}, request log, one error handler.
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import type { Why } from '../oauth/refusal.js';
 import type { Provider } from '../provider.js';
 import { logLine, type JournalRecord } from '../qa/journal.js';
-import { authorizeHandler } from './endpoints/authorize.js';
-import { certsHandler } from './endpoints/certs.js';
-import { discoveryHandler } from './endpoints/discovery.js';
-import { introspectHandler } from './endpoints/introspect.js';
-import { logoutHandler } from './endpoints/logout.js';
-import { revokeHandler } from './endpoints/revoke.js';
-import {
-  checkSessionInitHandler,
-  checkSessionPageHandler,
-  checkSessionStatusHandler,
-  thirdPartyCookiesHandler,
-} from './endpoints/session-iframe.js';
-import { registerHandler, registeredClientHandler, registrationBody } from './endpoints/registration.js';
-import { tokenHandler } from './endpoints/token.js';
-import { userinfoHandler } from './endpoints/userinfo.js';
 import { OAuthError } from '../oauth/errors.js';
 import { sendJson } from './context.js';
-import { cors } from './cors.js';
 import { errorHandler } from './error-handler.js';
 import { requestOrigin } from './origin.js';
-import { PATHS, type EndpointName } from './paths.js';
+import { createRealmRouter, type RealmHooks } from './realm-router.js';
 
-export interface AppHooks {
-  /** Runs before each named endpoint (fault injection). */
-  beforeEndpoint?: (name: EndpointName, req: Request, res: Response) => Promise<boolean> | boolean;
-  /** Mounts extra routes under the realm base (the QA API). */
-  realmRoutes?: (router: express.Router) => void;
+/** A realm served by the app: its state and its router's hooks. */
+export interface ServedRealm {
+  provider: Provider;
+  hooks?: RealmHooks;
 }
-
-const FORM_LIMIT = '64kb';
 
 /** The journal's record of a finished request; only fixture ids and known names, never request text. */
 function recordOf(req: Request, res: Response, start: number, arrived: string): JournalRecord {
@@ -63,14 +44,16 @@ function recordOf(req: Request, res: Response, start: number, arrived: string): 
  * One record per request: into the realm's journal (requests to the realm, the QA API's own excepted),
  * and as the request log's line, so the two never disagree.
  */
-function requestLog(p: Provider, log: Logger): RequestHandler {
+function requestLog(fallback: Provider, log: Logger): RequestHandler {
   const logging = (): boolean => log.level === 'info' || log.level === 'debug';
   return (req, res, next) => {
     const start = performance.now();
-    const arrived = p.clock.now().toISOString();
     res.on('finish', () => {
+      // A realm's request is stamped by that realm's clock (set by its mount), anything else by the first's.
+      const p = (res.locals['realm'] as Provider | undefined) ?? fallback;
       const realmRequest = res.locals['issuer'] !== undefined && res.locals['qa'] !== true;
       if (!realmRequest && !logging()) return;
+      const arrived = (res.locals['arrived'] as string | undefined) ?? p.clock.now().toISOString();
       const record = recordOf(req, res, start, arrived);
       if (realmRequest) p.journal.add(record);
       if (!logging()) return;
@@ -93,77 +76,42 @@ function requestLog(p: Provider, log: Logger): RequestHandler {
   };
 }
 
-export function createApp(p: Provider, log: Logger, hooks: AppHooks = {}): express.Express {
+export function createApp(realms: readonly ServedRealm[], log: Logger): express.Express {
+  const first = realms[0];
+  if (first === undefined) throw new Error('createApp needs at least one realm');
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
   app.set('case sensitive routing', true);
-  app.use(requestLog(p, log));
+  app.use(requestLog(first.provider, log));
 
   app.get('/health', (_req, res) => {
     sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });
   });
 
-  const realm = express.Router({ caseSensitive: true, strict: false });
-  const form = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 100 });
-  const endpoint =
-    (name: EndpointName): RequestHandler =>
-    async (req, res, next: NextFunction) => {
-      res.locals['endpoint'] = name;
-      if (hooks.beforeEndpoint !== undefined && !(await hooks.beforeEndpoint(name, req, res))) return;
-      next();
-    };
-
-  realm.use(cors(p));
-  realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
-  realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
-  realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
-  realm.post(PATHS.introspect, endpoint('introspect'), form, introspectHandler(p));
-  realm.all(PATHS.auth, endpoint('auth'), form, authorizeHandler(p));
-  realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
-  realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
-  realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));
-  realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
-  realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
-  realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
-  realm.get(PATHS.checkSession, checkSessionPageHandler(p));
-  realm.get(PATHS.checkSessionInit, checkSessionInitHandler(p));
-  realm.get(PATHS.checkSessionStatus, checkSessionStatusHandler(p));
-  realm.get(PATHS.thirdPartyCookiesStep1, thirdPartyCookiesHandler(p, 1));
-  realm.get(PATHS.thirdPartyCookiesStep2, thirdPartyCookiesHandler(p, 2));
-  const allowed: [string, string][] = [
-    [PATHS.token, 'POST'],
-    [PATHS.introspect, 'POST'],
-    [PATHS.revoke, 'POST'],
-    [PATHS.discovery, 'GET'],
-    [PATHS.certs, 'GET'],
-    [PATHS.registration, 'POST'],
-    [`${PATHS.registration}/:clientId`, 'GET, DELETE'],
-  ];
-  for (const [path, allow] of allowed) {
-    realm.all(path, (req) => {
-      throw new OAuthError('invalid_request', `${req.method} is not allowed here: use ${allow}`, 405, {
-        Allow: allow,
-      });
-    });
+  // A realm's name is fixed for the server's life (PUT /mock/fixtures refuses to change it): a literal
+  // mount path per realm spares every request express's path-parameter processing.
+  for (const { provider: p, hooks } of realms) {
+    app.use(
+      `/realms/${p.realm.name}`,
+      (req, res, next) => {
+        res.locals['realm'] = p;
+        res.locals['arrived'] = p.clock.now().toISOString();
+        res.locals['issuer'] = p.issuerFor(requestOrigin(req));
+        next();
+      },
+      createRealmRouter(p, hooks),
+    );
   }
-  hooks.realmRoutes?.(realm);
-
-  // The realm name is fixed for the server's life (PUT /mock/fixtures refuses to change it): a literal
-  // mount path spares every request express's path-parameter processing.
-  const realmName = p.realm.name;
-  app.use(
-    `/realms/${realmName}`,
-    (req, res, next) => {
-      res.locals['issuer'] = p.issuerFor(requestOrigin(req));
-      next();
-    },
-    realm,
-  );
+  const names = realms.map((r) => `"${r.provider.realm.name}"`).join(', ');
   app.use('/realms/:realm', (req, _res, next) => {
-    if (req.params['realm'] === realmName) return next();
-    throw new OAuthError('Realm does not exist', `This server serves realm "${realmName}"`, 404);
+    if (realms.some((r) => r.provider.realm.name === req.params['realm'])) return next();
+    throw new OAuthError(
+      'Realm does not exist',
+      realms.length === 1 ? `This server serves realm ${names}` : `This server serves realms ${names}`,
+      404,
+    );
   });
 
   app.use((req) => {

@@ -1,6 +1,6 @@
 // The QA API under {realm}/mock (PRODUCT.md §6), wired into the app through its hooks.
 import express from 'express';
-import type { AppHooks } from '../http/app.js';
+import type { RealmHooks } from '../http/realm-router.js';
 import { issuerOf } from '../http/context.js';
 import type { Provider } from '../provider.js';
 import { qaAccess, type QaAccess } from './access.js';
@@ -17,7 +17,7 @@ import { verifyForInspector } from './verify.js';
 
 export interface QaApi {
   /** Hooks for createApp: fault injection before endpoints, and the /mock routes. */
-  hooks: Required<AppHooks>;
+  hooks: Required<RealmHooks>;
   faults: FaultInjector;
   /** POST /mock/tokens in-process; `issuer` is the realm base the token names. */
   mint(issuer: string, request: unknown): Promise<MintedToken>;

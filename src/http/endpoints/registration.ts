@@ -1,7 +1,7 @@
 // POST {realm}/clients-registrations/openid-connect (RFC 7591, open), GET and DELETE .../{client_id}
 // with the registration access token (RFC 7592).
 import express, { type Request, type RequestHandler } from 'express';
-import type { Provider } from '../../provider.js';
+import type { RealmContext } from '../../realm-context.js';
 import { RESERVED_MEMBER, nestsDeeperThan, reservedMemberPaths } from '../../json-limits.js';
 import { invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { invalidMetadata } from '../../oauth/client-metadata.js';
@@ -51,7 +51,7 @@ function bearer(req: Request): string | undefined {
   return header !== undefined ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
 }
 
-export function registerHandler(p: Provider): RequestHandler {
+export function registerHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const { client, accessToken } = await registerClient(p, metadataBody(req));
     noteForLog(res, { client: client.id });
@@ -61,7 +61,7 @@ export function registerHandler(p: Provider): RequestHandler {
 }
 
 /** GET (read) and DELETE of a registered client, with its registration access token. */
-export function registeredClientHandler(p: Provider): RequestHandler {
+export function registeredClientHandler(p: RealmContext): RequestHandler {
   return (req, res) => {
     const token = bearer(req);
     if (token === undefined)

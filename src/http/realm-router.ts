@@ -1,0 +1,81 @@
+// One realm's routes, built from its context: every endpoint under the realm base, CORS, method checks and
+// the hooks (fault injection before endpoints, the QA API under /mock). Mounted at /realms/{realm}.
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { OAuthError } from '../oauth/errors.js';
+import type { RealmContext } from '../realm-context.js';
+import { authorizeHandler } from './endpoints/authorize.js';
+import { certsHandler } from './endpoints/certs.js';
+import { discoveryHandler } from './endpoints/discovery.js';
+import { introspectHandler } from './endpoints/introspect.js';
+import { logoutHandler } from './endpoints/logout.js';
+import { revokeHandler } from './endpoints/revoke.js';
+import {
+  checkSessionInitHandler,
+  checkSessionPageHandler,
+  checkSessionStatusHandler,
+  thirdPartyCookiesHandler,
+} from './endpoints/session-iframe.js';
+import { registerHandler, registeredClientHandler, registrationBody } from './endpoints/registration.js';
+import { tokenHandler } from './endpoints/token.js';
+import { userinfoHandler } from './endpoints/userinfo.js';
+import { cors } from './cors.js';
+import { PATHS, type EndpointName } from './paths.js';
+
+export interface RealmHooks {
+  /** Runs before each named endpoint (fault injection); false: it has answered. */
+  beforeEndpoint?: (name: EndpointName, req: Request, res: Response) => Promise<boolean> | boolean;
+  /** Mounts extra routes under the realm base (the QA API). */
+  realmRoutes?: (router: express.Router) => void;
+}
+
+const FORM_LIMIT = '64kb';
+
+/** The methods the JSON endpoints allow; anything else is 405 with Allow. */
+const ALLOWED: readonly (readonly [string, string])[] = [
+  [PATHS.token, 'POST'],
+  [PATHS.introspect, 'POST'],
+  [PATHS.revoke, 'POST'],
+  [PATHS.discovery, 'GET'],
+  [PATHS.certs, 'GET'],
+  [PATHS.registration, 'POST'],
+  [`${PATHS.registration}/:clientId`, 'GET, DELETE'],
+];
+
+export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): express.Router {
+  const realm = express.Router({ caseSensitive: true, strict: false });
+  const form = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 100 });
+  const endpoint =
+    (name: EndpointName): RequestHandler =>
+    async (req, res, next: NextFunction) => {
+      res.locals['endpoint'] = name;
+      if (hooks.beforeEndpoint !== undefined && !(await hooks.beforeEndpoint(name, req, res))) return;
+      next();
+    };
+
+  realm.use(cors(p));
+  realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
+  realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
+  realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
+  realm.post(PATHS.introspect, endpoint('introspect'), form, introspectHandler(p));
+  realm.all(PATHS.auth, endpoint('auth'), form, authorizeHandler(p));
+  realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
+  realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
+  realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));
+  realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
+  realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
+  realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
+  realm.get(PATHS.checkSession, checkSessionPageHandler(p));
+  realm.get(PATHS.checkSessionInit, checkSessionInitHandler(p));
+  realm.get(PATHS.checkSessionStatus, checkSessionStatusHandler(p));
+  realm.get(PATHS.thirdPartyCookiesStep1, thirdPartyCookiesHandler(p, 1));
+  realm.get(PATHS.thirdPartyCookiesStep2, thirdPartyCookiesHandler(p, 2));
+  for (const [path, allow] of ALLOWED) {
+    realm.all(path, (req) => {
+      throw new OAuthError('invalid_request', `${req.method} is not allowed here: use ${allow}`, 405, {
+        Allow: allow,
+      });
+    });
+  }
+  hooks.realmRoutes?.(realm);
+  return realm;
+}
