@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Clock, parseInstant } from './clock.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
-import { buildRealm } from './fixtures/realm.js';
+import { FixturesError } from './fixtures/errors.js';
+import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import { createApp } from './http/app.js';
 import { Ids } from './ids.js';
@@ -12,7 +13,7 @@ import { loadRealmKeys } from './keys/realm-keys.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { Provider } from './provider.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
-import { createQaApi } from './qa/router.js';
+import { createQaApi, type QaApi } from './qa/router.js';
 import { runTokenFlow, TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
 import type { TokenResponse } from './oauth/token-set.js';
 import { parseJournalFilter, type JournalRecord } from './qa/journal.js';
@@ -22,22 +23,37 @@ import { BackchannelLogout } from './oauth/backchannel-logout.js';
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
 
+/** A fixtures file path, or fixtures as an object. */
+export type FixturesSource = string | FixturesInput;
+
 export interface MockIdpOptions {
-  /** Fixtures file path, or the fixtures as an object. Default: the bundled fixtures/default.yaml. */
-  fixtures?: string | FixturesInput;
+  /**
+   * Fixtures file path, or the fixtures as an object; several (an array) serve one realm each, side by side
+   * (PRODUCT.md §13). Default: the bundled fixtures/default.yaml.
+   */
+  fixtures?: FixturesSource | readonly FixturesSource[];
   /** Port to listen on; 0 picks a free one. Default: 0. */
   port?: number;
   /** Bind address. Default: 127.0.0.1. */
   host?: string;
-  /** Fixed public realm base URL. Default: the fixtures' `issuer`, else derived per request. */
+  /**
+   * Fixed public realm base URL. Default: the fixtures' `issuer`, else derived per request. One realm only
+   * (with several, each file's `issuer` fixes its own).
+   */
   issuer?: string;
-  /** Private key file (PEM or JWK). Default: the fixtures' `keys`, else an ephemeral RSA-2048 key. */
+  /**
+   * Private key file (PEM or JWK). Default: the fixtures' `keys`, else an ephemeral RSA-2048 key. One realm
+   * only (with several, each file's `keys` gives its own).
+   */
   keyFile?: string;
   /** Start instant: ISO-8601, epoch seconds or a Date. Default: the fixtures' `clock.start`, else real time. */
   clock?: string | number | Date;
   /** Time stands still until advanced. Default: the fixtures' `clock.frozen`, else false. */
   frozen?: boolean;
-  /** Makes jti, session ids and codes reproducible. Default: the fixtures' `seed`, else random. */
+  /**
+   * Makes jti, session ids and codes reproducible. Default: the fixtures' `seed`, else random. With several
+   * realms each realm's ids derive from the seed and its realm name, so two realms never share ids or secrets.
+   */
   seed?: string;
   /**
    * Every QA API request (`{realm}/mock/...`) must carry `Authorization: Bearer {qaToken}`. Default: none;
@@ -52,7 +68,28 @@ export interface MockIdpOptions {
   logger?: Logger;
 }
 
+/** One realm of a running server (PRODUCT.md §13). */
+export interface MockIdpRealm {
+  /** The realm name (the fixtures' `realm`). */
+  name: string;
+  /** Realm base URL (the issuer for requests to `url`). */
+  issuer: string;
+  /** Origin the server listens on (the same for every realm). */
+  url: string;
+  /** This realm's own clock. */
+  clock: Clock;
+  provider: Provider;
+  /** Mints one token, as POST {realm}/mock/tokens does; a bad request rejects with an OAuthError. */
+  mint(request: MintRequest): Promise<MintedToken>;
+  /** A real token response from a real flow over HTTP (see {@link MockIdp.token}). */
+  token(request: TokenFlowRequest): Promise<TokenResponse>;
+  /** This realm's request journal (see {@link MockIdp.requests}). */
+  requests(filter?: RequestFilter): JournalRecord[];
+}
+
 export interface MockIdp {
+  /** Every realm served, by name, the first one first. The fields below are the first realm's. */
+  realms: Record<string, MockIdpRealm>;
   /** Realm base URL (the issuer for requests to `url`). */
   issuer: string;
   /** Origin the server listens on, e.g. http://127.0.0.1:34567. */
@@ -124,29 +161,84 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
   return closed.finally(stop);
 }
 
-export async function loadAnyFixtures(fixtures: string | FixturesInput | undefined): Promise<LoadedFixtures> {
+export async function loadAnyFixtures(fixtures: FixturesSource | undefined): Promise<LoadedFixtures> {
   if (fixtures === undefined) return loadFixturesFile(DEFAULT_FIXTURES);
   return typeof fixtures === 'string' ? loadFixturesFile(fixtures) : fixturesFromObject(fixtures);
 }
 
-/** Builds a provider from options and fixtures, without listening. */
-export async function createProvider(options: MockIdpOptions): Promise<Provider> {
-  const realm = await buildRealm(await loadAnyFixtures(options.fixtures));
+/** The fixtures sources of the options: one or several, the bundled file when none is given. */
+function sourcesOf(options: MockIdpOptions): readonly (FixturesSource | undefined)[] {
+  const { fixtures } = options;
+  if (Array.isArray(fixtures)) return fixtures.length > 0 ? fixtures : [undefined];
+  return [fixtures as FixturesSource | undefined];
+}
+
+/** Loads every source, and refuses two sources of one realm name (naming both). */
+async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Promise<Realm[]> {
+  const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
+  const seen = new Map<string, LoadedFixtures>();
+  for (const [index, l] of loaded.entries()) {
+    const name = l.fixtures.realm;
+    const first = seen.get(name);
+    if (first !== undefined) {
+      const source = typeof sources[index] === 'string' ? l.source : `fixtures[${index}]`;
+      const firstIndex = loaded.indexOf(first);
+      const firstSource = typeof sources[firstIndex] === 'string' ? first.source : `fixtures[${firstIndex}]`;
+      throw new FixturesError(source, [
+        {
+          path: ['realm'],
+          message: `realm "${name}" is already served from ${firstSource}: each fixtures file must name its own realm`,
+          ...l.locate(['realm']),
+        },
+      ]);
+    }
+    seen.set(name, l);
+  }
+  return Promise.all(loaded.map((l) => buildRealm(l)));
+}
+
+/** Builds the provider of one realm: its own clock, ids, keys and secret. */
+async function providerOf(realm: Realm, options: MockIdpOptions, several: boolean): Promise<Provider> {
   const start = options.clock ?? realm.clock?.start;
   const clock = new Clock({
     ...(start !== undefined ? { startMs: parseInstant(start) } : {}),
     frozen: options.frozen ?? realm.clock?.frozen ?? false,
   });
   const seed = options.seed ?? realm.seed;
-  const keys = await loadRealmKeys(realm, options.keyFile);
-  const issuer = options.issuer;
+  // Two realms with one seed must still differ: each realm's ids derive from the seed and its name.
+  const ids = new Ids(seed !== undefined && several ? `${seed}\u0000realm\u0000${realm.name}` : seed);
+  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile);
+  const issuer = several ? undefined : options.issuer;
   return new Provider({
     realm,
     clock,
-    ids: new Ids(seed),
+    ids,
     keys,
     ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
   });
+}
+
+/** Builds the providers of every realm of the options (the first first), without listening. */
+export async function createProviders(options: MockIdpOptions): Promise<Provider[]> {
+  const sources = sourcesOf(options);
+  const several = sources.length > 1;
+  if (several && options.keyFile !== undefined)
+    throw new Error(
+      'a key file (--key) signs for one realm: with several fixtures files, give each realm its key in its `keys`',
+    );
+  if (several && options.issuer !== undefined)
+    throw new Error(
+      'a fixed issuer (--issuer) names one realm: with several fixtures files, give each realm its `issuer`',
+    );
+  const realms = await loadRealms(sources);
+  return Promise.all(realms.map((realm) => providerOf(realm, options, several)));
+}
+
+/** Builds the provider of the (first) realm, without listening. */
+export async function createProvider(options: MockIdpOptions): Promise<Provider> {
+  const [first] = await createProviders(options);
+  if (first === undefined) throw new Error('no fixtures');
+  return first;
 }
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
@@ -172,9 +264,14 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
  * Starts a mock IdP with the QA API under `{realm}/mock`. Rejects (and listens on nothing) when the
  * fixtures, key or flags are bad.
  */
-export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
-  const provider = await createProvider(options);
-  const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
+/** A served realm's running parts: its QA API and back-channel logout. */
+interface RunningRealm {
+  provider: Provider;
+  qa: QaApi;
+  backchannel: BackchannelLogout;
+}
+
+function runRealm(provider: Provider, options: MockIdpOptions, log: Logger): RunningRealm {
   const qa = createQaApi(provider, {
     enabled: options.qaApi ?? true,
     ...(options.qaToken !== undefined ? { token: options.qaToken } : {}),
@@ -182,25 +279,14 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   // Sessions that end (logout, QA API, idle expiry) are told to their clients' back-channel logout URIs.
   const backchannel = new BackchannelLogout(provider, log);
   provider.store.onSessionEnd((session) => backchannel.notify(session));
-  // Idle sessions end on the mock clock: look once a second (and the clock may jump when moved).
-  const expiry = setInterval(() => provider.store.expireSessions(), 1000);
-  expiry.unref();
-  const app = createApp([{ provider, hooks: qa.hooks }], log);
-  const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
-  const host = options.host ?? '127.0.0.1';
-  const address = await listen(server, options.port ?? 0, host);
-  const shownHost =
-    address.family === 'IPv6'
-      ? `[${address.address}]`
-      : address.address === '0.0.0.0'
-        ? '127.0.0.1'
-        : address.address;
-  const url = `http://${shownHost}:${address.port}`;
+  return { provider, qa, backchannel };
+}
+
+function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm {
   return {
+    name: provider.realm.name,
     issuer: provider.issuerFor(url),
     url,
-    port: address.port,
     clock: provider.clock,
     provider,
     mint: (request) => qa.mint(provider.issuerFor(url), request),
@@ -211,9 +297,56 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
       return runTokenFlow(`${url}/realms/${provider.realm.name}`, client, request);
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
+  };
+}
+
+/**
+ * Starts a mock IdP with the QA API under `{realm}/mock`, one realm per fixtures source. Rejects (and
+ * listens on nothing) when the fixtures, key or flags are bad.
+ */
+export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
+  const providers = await createProviders(options);
+  const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
+  const running = providers.map((provider) => runRealm(provider, options, log));
+  // Idle sessions end on each realm's mock clock: look once a second (and the clock may jump when moved).
+  const expiry = setInterval(() => {
+    for (const { provider } of running) provider.store.expireSessions();
+  }, 1000);
+  expiry.unref();
+  const app = createApp(
+    running.map(({ provider, qa }) => ({ provider, hooks: qa.hooks })),
+    log,
+  );
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? '127.0.0.1';
+  const address = await listen(server, options.port ?? 0, host).catch((err: unknown) => {
+    clearInterval(expiry);
+    for (const r of running) r.backchannel.close();
+    throw err;
+  });
+  const shownHost =
+    address.family === 'IPv6'
+      ? `[${address.address}]`
+      : address.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  const handles = running.map((r) => realmHandle(r, url));
+  const first = handles[0] as MockIdpRealm;
+  return {
+    realms: Object.fromEntries(handles.map((h) => [h.name, h])),
+    issuer: first.issuer,
+    url,
+    port: address.port,
+    clock: first.clock,
+    provider: first.provider,
+    mint: first.mint,
+    token: first.token,
+    requests: first.requests,
     close: (closeOptions = {}) => {
       clearInterval(expiry);
-      backchannel.close();
+      for (const r of running) r.backchannel.close();
       return closeServer(server, closeOptions.graceMs ?? 0);
     },
   };

@@ -59,7 +59,8 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     .description('start the server (the default command)')
     .option(
       '--fixtures <file>',
-      'users, clients, scopes and claims (YAML); default: the bundled fixtures/default.yaml',
+      'users, clients, scopes and claims (YAML); repeat it to serve several realms; default: the bundled fixtures/default.yaml',
+      (file: string, previous: string[] | undefined) => [...(previous ?? []), file],
     )
     .addOption(
       new Option('--port <n>', 'port; 0 picks a free one').env('PORT').default(8080).argParser(parsePort),
@@ -74,7 +75,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     )
     .option('--frozen', 'time stands still until advanced')
     .option('--seed <text>', 'makes jti, session ids and codes reproducible')
-    .option('--watch', 'reload the fixtures file when it changes; a broken edit keeps the last good one')
+    .option('--watch', 'reload a fixtures file when it changes; a broken edit keeps the last good one')
     .addOption(
       new Option('--log-level <level>', 'debug, info, warn, error or silent')
         .env('LOG_LEVEL')

@@ -1,11 +1,12 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
-import { startMockIdp, type MockIdp, type MockIdpOptions } from '../server.js';
+import { startMockIdp, type MockIdp, type MockIdpOptions, type MockIdpRealm } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
 
 export interface ServeOptions {
-  fixtures?: string;
+  /** One file per realm (--fixtures may be given several times). */
+  fixtures?: string[];
   port: number;
   host: string;
   issuer?: string;
@@ -31,7 +32,9 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     port: o.port,
     host: o.host,
     logger: createLogger(o.quiet ? 'warn' : o.logLevel),
-    ...(o.fixtures !== undefined ? { fixtures: o.fixtures } : {}),
+    ...(o.fixtures !== undefined && o.fixtures.length > 0
+      ? { fixtures: o.fixtures.length === 1 ? (o.fixtures[0] as string) : o.fixtures }
+      : {}),
     ...(o.issuer !== undefined ? { issuer: o.issuer } : {}),
     ...(o.key !== undefined ? { keyFile: o.key } : {}),
     ...(o.clock !== undefined ? { clock: o.clock } : {}),
@@ -42,10 +45,15 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
   };
 }
 
-/** The ready line: the realm base URL to reach the server, and the issuer when one is fixed elsewhere. */
-export function readyLine(idp: MockIdp): string {
-  const local = `${idp.url}/realms/${idp.provider.realm.name}`;
-  return `mock-idp listening on ${local}${idp.issuer !== local ? ` (issuer ${idp.issuer})` : ''}`;
+/** A realm's ready line: the realm base URL to reach it, and the issuer when one is fixed elsewhere. */
+export function readyLine(realm: MockIdpRealm): string {
+  const local = `${realm.url}/realms/${realm.name}`;
+  return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
+}
+
+/** One ready line per realm, the first realm first. */
+export function readyLines(idp: MockIdp): string[] {
+  return Object.values(idp.realms).map(readyLine);
 }
 
 /** How long SIGINT/SIGTERM lets requests in flight finish before their connections are closed. */
@@ -58,14 +66,18 @@ export const DRAIN_MS = 10_000;
  * signal closes what is left at once.
  */
 export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp> {
-  if (options.watch && options.fixtures === undefined)
+  const files = options.fixtures ?? [];
+  if (options.watch && files.length === 0)
     throw new CliError('--watch needs --fixtures FILE (the bundled fixtures do not change)', EXIT.usage);
   let idp: MockIdp | undefined;
   let stopping = false;
-  const watcher =
-    options.watch && options.fixtures !== undefined ? watchFixtures(options.fixtures, io) : undefined;
+  // Every file is watched from before it is read, so an edit at any moment counts.
+  const watchers = options.watch ? files.map((file) => watchFixtures(file, io)) : [];
+  const closeWatchers = (): void => {
+    for (const watcher of watchers) watcher.close();
+  };
   const shutdown = (graceMs: number): void => {
-    watcher?.close();
+    closeWatchers();
     if (idp === undefined) return; // still starting: shut down once started
     idp.close({ graceMs }).then(
       () => process.exit(EXIT.ok),
@@ -87,7 +99,7 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
   try {
     idp = await startMockIdp(toMockIdpOptions(options));
   } catch (err) {
-    watcher?.close();
+    closeWatchers();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     if (stopping) process.exit(EXIT.ok);
@@ -97,7 +109,11 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
     shutdown(0);
     return idp;
   }
-  watcher?.attach(idp.provider);
-  io.stdout(readyLine(idp));
+  const providers = Object.values(idp.realms).map((realm) => realm.provider);
+  watchers.forEach((watcher, index) => {
+    const provider = providers[index];
+    if (provider !== undefined) watcher.attach(provider);
+  });
+  for (const line of readyLines(idp)) io.stdout(line);
   return idp;
 }
