@@ -120,7 +120,7 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
   });
 
   it('shows the journal live, newest first', async () => {
-    await fetch(`${idp.issuer}/protocol/openid-connect/token`, {
+    await fetch(`${idp.endpoints.token}`, {
       method: 'POST',
       body: new URLSearchParams({
         grant_type: 'client_credentials',

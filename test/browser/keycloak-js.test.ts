@@ -318,7 +318,7 @@ describe('login-status-iframe.html/init: the origin check', () => {
     { name: 'an unknown client', origin: () => app.origin, client: 'nobody', status: 403 },
   ])('$name → $status', async ({ origin, client, status }) => {
     const q = new URLSearchParams({ client_id: client, origin: origin() });
-    const response = await fetch(`${idp.issuer}/protocol/openid-connect/login-status-iframe.html/init?${q}`, {
+    const response = await fetch(`${idp.endpoints.checkSessionInit}?${q}`, {
       redirect: 'manual',
     });
     expect(response.status).toBe(status);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
-import { SECRETS } from '../helpers/flows.js';
+import { clientCredentials, SECRETS } from '../helpers/flows.js';
 import { basic, get, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, decode } from '../helpers/jwt.js';
 import { endpointsOf, FJORD_FIXTURES, Y2030, type TestIdp } from '../helpers/server.js';
@@ -50,15 +50,9 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
 const asIdp = (s: ServeProcess): TestIdp =>
   ({ endpoints: endpointsOf(s.base), issuer: s.base }) as unknown as TestIdp;
 
-async function clientCredentialsAt(
-  s: ServeProcess,
-): Promise<{ status: number; text: string; json: Record<string, string> }> {
-  return postForm<Record<string, string>>(
-    endpointsOf(s.base).token,
-    { grant_type: 'client_credentials', scope: 'ledger.read' },
-    { authorization: basic('ledger-sync', SECRETS['ledger-sync']) },
-  );
-}
+/** client_credentials (ledger-sync, ledger.read) at a child server. */
+const clientCredentialsAt = (s: ServeProcess) =>
+  clientCredentials<Record<string, string>>(asIdp(s), 'ledger.read');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -214,7 +208,7 @@ describe('serve flags and environment: argv → observable effect', () => {
       async () => ['--fixtures', FJORD_FIXTURES, '--port', '0', '--log-level', 'debug'],
       {},
       async (s) => {
-        await get(`${s.base}/.well-known/openid-configuration`);
+        await get(`${endpointsOf(s.base).discovery}`);
         await waitFor(() => s.stdout().includes('GET /realms/fjord/.well-known/openid-configuration 200'));
       },
     ],
@@ -329,7 +323,7 @@ function logLines(s: ServeProcess): string[] {
 }
 
 async function expectNoRequestLines(s: ServeProcess): Promise<void> {
-  await get(`${s.base}/.well-known/openid-configuration`);
+  await get(`${endpointsOf(s.base).discovery}`);
   await clientCredentialsAt(s);
   await new Promise((r) => setTimeout(r, 200));
   expect(s.stdout().trim().split('\n')).toEqual([s.ready]);

@@ -1,21 +1,15 @@
 // openid-client v6, used as an application would, against the fjord fixtures on a real server.
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
 import { vaultSignerKey } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 /** mock-idp listens on http://; openid-client refuses that unless told otherwise. */
 const insecure = { execute: [client.allowInsecureRequests] };
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 const discover = (
   clientId: string,

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { basic } from '../helpers/http.js';
 
 export const TEST_FIXTURES = `
 realm: ci-realm
@@ -33,8 +34,7 @@ export async function writeTempFixtures(
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-export const basic = (id: string, secret: string): string =>
-  `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+export { basic };
 
 /** client_credentials for batch-job; returns the access token. */
 export async function clientCredentials(tokenEndpoint: string): Promise<string> {

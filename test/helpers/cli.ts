@@ -113,6 +113,12 @@ export interface ServeProcess {
   /** Everything printed so far. */
   stdout(): string;
   stderr(): string;
+  /** Resolves once `predicate` holds for what `stream` printed so far; rejects after `timeoutMs`. */
+  waitFor(
+    stream: 'stdout' | 'stderr',
+    predicate: (text: string) => boolean,
+    timeoutMs?: number,
+  ): Promise<void>;
   /** Sends a signal and resolves with how the process ended. */
   stop(signal?: NodeJS.Signals): Promise<CliResult>;
 }
@@ -131,6 +137,26 @@ export function startServe(
     let out = '';
     let err = '';
     let ready = false;
+    const listeners = new Set<() => void>();
+    const waitFor = (
+      stream: 'stdout' | 'stderr',
+      predicate: (text: string) => boolean,
+      waitMs = 10_000,
+    ): Promise<void> =>
+      new Promise<void>((done, fail) => {
+        const check = (): void => {
+          if (!predicate(stream === 'stdout' ? out : err)) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          done();
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          fail(new Error(`timed out waiting on ${stream}; stdout:\n${out}\nstderr:\n${err}`));
+        }, waitMs);
+        listeners.add(check);
+        check();
+      });
     const ended = new Promise<CliResult>((done) =>
       child.on('close', (code, signal) => done({ code, signal, stdout: out, stderr: err })),
     );
@@ -138,9 +164,13 @@ export function startServe(
       child.kill('SIGKILL');
       reject(new Error(`not ready within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
     }, timeoutMs);
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      for (const l of listeners) l();
+    });
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
+      for (const l of listeners) l();
       const line = out.split('\n').find((l) => l.includes('listening on'));
       if (ready || line === undefined) return;
       ready = true;
@@ -152,6 +182,7 @@ export function startServe(
         base,
         stdout: () => out,
         stderr: () => err,
+        waitFor,
         stop: (signal = 'SIGTERM') => {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);
           return ended;
@@ -166,4 +197,9 @@ export function startServe(
       );
     });
   });
+}
+
+/** `mock-idp serve` on 127.0.0.1 and a free port, with `args`; resolves at its ready line. */
+export function spawnServer(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  return startServe(['serve', '--host', '127.0.0.1', '--port', '0', ...args], env);
 }

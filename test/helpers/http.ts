@@ -34,12 +34,16 @@ export interface PostOptions {
   headers?: Record<string, string>;
 }
 
-/** POSTs an application/x-www-form-urlencoded body. */
+/** POSTs an application/x-www-form-urlencoded body; `options` may be just an Authorization header value. */
 export async function postForm<T = Record<string, unknown>>(
   url: string,
   body: FormBody,
-  options: PostOptions = {},
+  optionsOrAuthorization: PostOptions | string = {},
 ): Promise<Answer<T>> {
+  const options =
+    typeof optionsOrAuthorization === 'string'
+      ? { authorization: optionsOrAuthorization }
+      : optionsOrAuthorization;
   const encoded = typeof body === 'string' ? body : new URLSearchParams(body).toString();
   const response = await fetch(url, {
     method: 'POST',
@@ -78,4 +82,18 @@ export function getWithHost(
     req.on('error', reject);
     req.end();
   });
+}
+
+/** A JSON request (the QA API), without following redirects. */
+export async function call<T = Record<string, unknown>>(
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<Answer<T>> {
+  const init: RequestInit = { method, redirect: 'manual' };
+  if (body !== undefined) {
+    init.headers = { 'content-type': 'application/json' };
+    init.body = JSON.stringify(body);
+  }
+  return readAnswer<T>(await fetch(url, init));
 }

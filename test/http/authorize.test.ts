@@ -1,19 +1,13 @@
 // The authorize endpoint over HTTP: login_hint redirects, response modes, the hybrid flow, errors, the picker page.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authorizeUrl, exchangeCode, type AuthorizeParams } from '../helpers/flows.js';
 import { postForm } from '../helpers/http.js';
 import { halfHash, s256, verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
 const VERIFIER = 'M25iVXpKU3puUjFaYWg3T1NDTDQtcW1ROUY5YXlwalNoc0hhakxifmZHag';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 async function authorize(a: AuthorizeParams, init: RequestInit = {}): Promise<Response> {
   return fetch(authorizeUrl(idp, a), { redirect: 'manual', ...init });

@@ -290,7 +290,7 @@ describe('login_hint forms and the login page buttons', () => {
 });
 
 describe('the session iframe, server side', () => {
-  const iframe = (): string => `${idp.issuer}/protocol/openid-connect/login-status-iframe.html`;
+  const iframe = (): string => `${idp.endpoints.checkSession}`;
 
   it.each([
     ['login-status-iframe.html', '/protocol/openid-connect/login-status-iframe.html'],

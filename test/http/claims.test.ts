@@ -13,7 +13,7 @@ import {
   type TokenResponse,
 } from '../helpers/flows.js';
 import { decode, halfHash, verifyToken } from '../helpers/jwt.js';
-import { FJORD_FIXTURES, startIdp, Y2030, type TestIdp } from '../helpers/server.js';
+import { FJORD_FIXTURES, startIdp, Y2030, type TestIdp, useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 
@@ -213,13 +213,7 @@ describe('claim placement per token type', () => {
 });
 
 describe('the clock: tokens carry the fixed time', () => {
-  let fixed: TestIdp;
-  beforeAll(async () => {
-    fixed = await startIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
-  });
-  afterAll(async () => {
-    await fixed.close();
-  });
+  const fixed = useIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
 
   it('stamps iat, exp and auth_time from the frozen clock', async () => {
     const t = await loginTokens(fixed, { scope: 'openid idp_proof' });

@@ -1,19 +1,13 @@
 // Client authentication at the token endpoint: client_secret_basic, client_secret_post, private_key_jwt.
 import { generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectOAuthError as expectError } from '../helpers/assert.js';
 import { basicFor, codeFor, SECRETS, type TokenResponse } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, decode } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { type TestIdp, useIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 describe('client authentication', () => {
   const ccBody = { grant_type: 'client_credentials', scope: 'ledger.read' };
@@ -207,13 +201,7 @@ describe('client authentication', () => {
 });
 
 describe('private_key_jwt while the mock clock is fixed away from real time (PRODUCT.md §5)', () => {
-  let frozen: TestIdp;
-  beforeAll(async () => {
-    frozen = await startIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
-  });
-  afterAll(async () => {
-    await frozen.close();
-  });
+  const frozen = useIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
 
   const realNow = (): number => Math.floor(Date.now() / 1000);
   it.each<[string, () => number, number]>([

@@ -1,15 +1,9 @@
 // CORS as Keycloak's web origins: a client's registered origins may call the realm from a browser;
 // discovery and the JWKS answer any origin; other origins get no CORS headers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 describe('CORS', () => {
   it.each([

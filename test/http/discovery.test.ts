@@ -4,11 +4,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clientCredentials, introspect } from '../helpers/flows.js';
 import { basic, get, getWithHost, postForm } from '../helpers/http.js';
 import { decode } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { startIdp, type TestIdp, useIdp } from '../helpers/server.js';
 
 /** The discovery document the interface document and PRODUCT.md §2 describe, for a realm base URL. */
 function expectedDiscovery(base: string): Record<string, unknown> {
@@ -83,13 +83,7 @@ function expectedDiscovery(base: string): Record<string, unknown> {
   };
 }
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 describe('discovery document', () => {
   it('has every field and value of the interface document, and nothing else', async () => {

@@ -1,18 +1,14 @@
 // The grant registry is the one list of grants: discovery's grant_types_supported, the fixtures schema's
 // `grants` values (zod and the published JSON Schema) and the token endpoint's dispatch all agree with it.
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixturesSchema } from '../../src/fixtures/schema.js';
 import { GRANT_TYPES, GRANTS, TOKEN_GRANTS } from '../../src/oauth/grants/registry.js';
 import { basicFor } from '../helpers/flows.js';
 import { get, postForm } from '../helpers/http.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(() => idp.close());
+const idp = useIdp();
 
 describe('grant registry', () => {
   it('discovery advertises exactly the registered grants, in the interface document order', async () => {

@@ -15,17 +15,11 @@ import {
 } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, decode } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { startIdp, type TestIdp, useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 describe('an active access token', () => {
   it('answers the document attributes and the token claims, without nbf, aud and jti', async () => {

@@ -1,5 +1,5 @@
 // Logout over HTTP: the session ends (its access tokens introspect inactive, its refresh tokens fail), redirects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectOAuthError } from '../helpers/assert.js';
 import {
   basicFor,
@@ -10,15 +10,9 @@ import {
   type TokenResponse,
 } from '../helpers/flows.js';
 import { get, postForm } from '../helpers/http.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { startIdp, type TestIdp, useIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 async function expectSessionEnded(target: TestIdp, t: TokenResponse): Promise<void> {
   expect((await introspect(target, t.access_token)).json).toEqual({ active: false });

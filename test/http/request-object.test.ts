@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REQUEST_URI_TIMEOUT_MS } from '../../src/oauth/request-uri.js';
 import { vaultSignerKey } from '../helpers/jwt.js';
 import { startLocalServer, type LocalServer } from '../helpers/local-server.js';
-import { startIdp, Y2030, type TestIdp } from '../helpers/server.js';
+import { startIdp, Y2030, type TestIdp, useIdp } from '../helpers/server.js';
 
 const VAULT_CB = 'http://vault.fjord.test/cb';
 const TELLER_CB = 'http://app.fjord.test/cb';
@@ -386,13 +386,7 @@ describe('bad input without a registered redirect_uri in the query: an error pag
 });
 
 describe('with the mock clock frozen away from real time', () => {
-  let frozen: TestIdp;
-  beforeAll(async () => {
-    frozen = await startIdp({ clock: Y2030, frozen: true });
-  });
-  afterAll(async () => {
-    await frozen.close();
-  });
+  const frozen = useIdp({ clock: Y2030, frozen: true });
 
   const make = (claims: Record<string, unknown>): Promise<string> =>
     new SignJWT({

@@ -1,17 +1,11 @@
 // Revocation (RFC 7009) over HTTP: refresh tokens end their session, access tokens stop being active.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectOAuthError } from '../helpers/assert.js';
 import { basicFor, credentialsFor, introspect, loginTokens, refresh } from '../helpers/flows.js';
 import { postForm } from '../helpers/http.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 /** Revokes as teller-web (Basic) unless another Authorization header, or null for none, is given. */
 const revoke = (body: Record<string, string>, authorization: string | null = basicFor('teller-web')) =>

@@ -2,8 +2,10 @@
 // scope releases the user's email claims, as Keycloak's does (bundled fixtures: carol has an email).
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointsOf } from '../helpers/server.js';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { authorize, call, exchangeCode } from '../qa/helpers.js';
+import { authorize, exchangeCode } from '../helpers/bundled.js';
+import { call } from '../helpers/http.js';
 
 let idp: MockIdp;
 beforeAll(async () => {
@@ -14,13 +16,13 @@ afterAll(async () => {
 });
 
 const discovery = async (): Promise<Record<string, unknown>> =>
-  (await call('GET', `${idp.issuer}/.well-known/openid-configuration`)).json;
+  (await call('GET', `${endpointsOf(idp.issuer).discovery}`)).json;
 
 /** The code flow for carol at web-app with `scope`: the token response, ID token claims and userinfo. */
 async function loginAs(scope: string) {
   const { code } = await authorize(idp.issuer, 'carol', scope);
   const tokens = (await exchangeCode(idp.issuer, code)).json as Record<string, string>;
-  const userinfo = await fetch(`${idp.issuer}/protocol/openid-connect/userinfo`, {
+  const userinfo = await fetch(`${endpointsOf(idp.issuer).userinfo}`, {
     headers: { authorization: `Bearer ${tokens['access_token']}` },
   });
   return {
@@ -51,7 +53,7 @@ describe('scopes_supported', () => {
       const yaml = 'clients:\n  web-app: { secret: s }\nscopes:\n  orders.read: { resource: web-app }\n';
       const put = await fetch(`${other.issuer}/mock/fixtures`, { method: 'PUT', body: yaml });
       expect(put.status).toBe(200);
-      const answer = await call('GET', `${other.issuer}/.well-known/openid-configuration`);
+      const answer = await call('GET', `${endpointsOf(other.issuer).discovery}`);
       expect(answer.json['scopes_supported']).toContain('orders.read');
       expect(answer.json['scopes_supported']).not.toContain('payments.read');
     } finally {

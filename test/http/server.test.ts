@@ -1,17 +1,11 @@
 // Outside the endpoints: /health, unknown realms and paths, and no 500 (or stack trace) for any client mistake.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectNoStack } from '../helpers/assert.js';
 import { basicFor } from '../helpers/flows.js';
 import { get } from '../helpers/http.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 describe('health and unknown places', () => {
   it('GET /health answers 200 {"status":"UP"}', async () => {

@@ -1,5 +1,5 @@
 // Token endpoint over HTTP: every grant, the error table, response headers and fields.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectOAuthError as expectError, expectNoStack } from '../helpers/assert.js';
 import {
   authorizeRedirect,
@@ -15,18 +15,12 @@ import {
 } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
 import { decode, s256, verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { startIdp, useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk-fjord';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 describe('grant_type=authorization_code', () => {
   it('exchanges a code for access, ID and refresh tokens', async () => {
@@ -159,13 +153,7 @@ describe('grant_type=authorization_code', () => {
 });
 
 describe('code expiry on a frozen clock', () => {
-  let frozen: TestIdp;
-  beforeAll(async () => {
-    frozen = await startIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
-  });
-  afterAll(async () => {
-    await frozen.close();
-  });
+  const frozen = useIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
 
   it('accepts a code 29 s old (codeLifespan 30)', async () => {
     const code = await codeFor(frozen);

@@ -1,5 +1,5 @@
 // Userinfo over HTTP: the bearer's claims (userinfo placement, scopes, nnin eligibility), and bearer errors.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectOAuthError } from '../helpers/assert.js';
 import {
   basicFor,
@@ -11,17 +11,11 @@ import {
 } from '../helpers/flows.js';
 import { get, postForm } from '../helpers/http.js';
 import { decode } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { startIdp, useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 

@@ -3,7 +3,7 @@
 import express from 'express';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/index.js';
 import { securityHeaders } from '../../src/http/pages.js';
 import {
@@ -13,7 +13,7 @@ import {
 import { MockIdpContainer } from '../../src/testcontainers/index.js';
 import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
 import { basic, postForm } from '../helpers/http.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { startIdp, useIdp, endpointsOf } from '../helpers/server.js';
 
 const FIXTURES: FixturesInput = {
   clients: {
@@ -65,13 +65,7 @@ async function send(
 const ok = (status: number): boolean => status >= 200 && status < 300;
 
 describe('without a token: scripts pass, browsers from another origin are refused (403)', () => {
-  let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startIdp({ fixtures: FIXTURES });
-  });
-  afterAll(async () => {
-    await idp.close();
-  });
+  const idp = useIdp({ fixtures: FIXTURES });
 
   it.each(ROUTES)('%s %s: no Origin (a script) and the own origin pass', async (...route) => {
     expect(ok((await send(idp, route)).status)).toBe(true);
@@ -110,13 +104,7 @@ describe('without a token: scripts pass, browsers from another origin are refuse
 });
 
 describe('startMockIdp({ qaToken }): every /mock request needs Authorization: Bearer TOKEN (401)', () => {
-  let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startIdp({ fixtures: FIXTURES, qaToken: 's3cr3t-qa' });
-  });
-  afterAll(async () => {
-    await idp.close();
-  });
+  const idp = useIdp({ fixtures: FIXTURES, qaToken: 's3cr3t-qa' });
 
   it.each(ROUTES)('%s %s', async (...route) => {
     for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'Basic s3cr3t-qa' }]) {
@@ -213,7 +201,7 @@ describe('the CLI: --qa-token / MOCK_IDP_QA_TOKEN, --no-qa-api / MOCK_IDP_QA_API
   ])('%s: /mock answers 404, the realm still serves', async (_name, args, env) => {
     const s = await serve(args, env);
     expect(await clock(s)).toBe(404);
-    expect((await fetch(`${s.base}/.well-known/openid-configuration`)).status).toBe(200);
+    expect((await fetch(`${endpointsOf(s.base).discovery}`)).status).toBe(200);
   });
 
   it.each([
@@ -228,13 +216,7 @@ describe('the CLI: --qa-token / MOCK_IDP_QA_TOKEN, --no-qa-api / MOCK_IDP_QA_API
 });
 
 describe('HTML pages carry the security headers', () => {
-  let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startIdp({ fixtures: FIXTURES });
-  });
-  afterAll(async () => {
-    await idp.close();
-  });
+  const idp = useIdp({ fixtures: FIXTURES });
   const auth = (params: Record<string, string>) =>
     fetch(`${idp.endpoints.auth}?${new URLSearchParams(params)}`, { redirect: 'manual' });
   const code = { response_type: 'code', client_id: 'web', redirect_uri: 'http://app.example/cb' };

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeyValue } from '../../src/cli/options.js';
 import { toMintRequest } from '../../src/cli/token.js';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { certsUrl, DEFAULT_FIXTURES, runCli, tempDir, writeTestKey, Y2030 } from './helpers.js';
+import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
+import { runBin } from '../helpers/cli.js';
+import { tempDir, writeTestKey } from '../helpers/files.js';
+import { endpointsOf, Y2030 } from '../helpers/server.js';
 
 const tmp = tempDir();
 let key: string;
@@ -71,7 +74,7 @@ describe('online (--server)', () => {
     ['the origin', () => idp.url],
     ['the realm base URL with a trailing slash', () => `${idp.issuer}/`],
   ])('prints a token signed by the server, given %s', async (_name, server) => {
-    const { code, stdout, stderr } = await runCli([
+    const { code, stdout, stderr } = await runBin([
       'token',
       '--server',
       server(),
@@ -84,7 +87,7 @@ describe('online (--server)', () => {
     expect(code).toBe(0);
     const token = stdout.trim();
     expect(stdout).toBe(`${token}\n`);
-    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(certsUrl(idp.issuer))), {
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(endpointsOf(idp.issuer).certs)), {
       issuer: idp.issuer,
       currentDate: new Date(Y2030 * 1000),
     });
@@ -92,7 +95,7 @@ describe('online (--server)', () => {
   });
 
   it('--json prints {token, header, claims}; every flag reaches the token', async () => {
-    const { code, stdout } = await runCli([
+    const { code, stdout } = await runBin([
       'token',
       '--server',
       idp.issuer,
@@ -145,14 +148,14 @@ describe('online (--server)', () => {
     [['--client', 'web-app', '--user', 'zed'], 1, /Unknown user "zed"/],
     [['--client', 'web-app', '--scope', 'nope'], 1, /Unknown scope nope/],
   ])('%j exits %i with the server message', async (args, exit, message) => {
-    const { code, stdout, stderr } = await runCli(['token', '--server', idp.issuer, ...args]);
+    const { code, stdout, stderr } = await runBin(['token', '--server', idp.issuer, ...args]);
     expect(code).toBe(exit);
     expect(stdout).toBe('');
     expect(stderr).toMatch(message);
   });
 
   it('an unreachable server exits 3', async () => {
-    const { code, stderr } = await runCli(['token', '--server', 'http://127.0.0.1:9', '--client', 'web-app']);
+    const { code, stderr } = await runBin(['token', '--server', 'http://127.0.0.1:9', '--client', 'web-app']);
     expect(code).toBe(3);
     expect(stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9\/realms\/mock\/mock\/tokens/);
   });
@@ -160,7 +163,7 @@ describe('online (--server)', () => {
 
 describe('offline (--key)', () => {
   const offline = (args: string[]) =>
-    runCli([
+    runBin([
       'token',
       '--key',
       key,
@@ -173,7 +176,7 @@ describe('offline (--key)', () => {
 
   it('signs with the key file, at the given time, for the address serve listens on by default unless an issuer is given', async () => {
     // serve's defaults, as its --help states them: the ready line of `npx mock-idp` shows this origin.
-    const help = (await runCli(['serve', '--help'])).stdout.replace(/\s+/g, ' ');
+    const help = (await runBin(['serve', '--help'])).stdout.replace(/\s+/g, ' ');
     const port = /--port <n> .*?\(default: (\d+)/.exec(help)?.[1];
     const host = /--host <addr> .*?\(default: "([^"]+)"/.exec(help)?.[1];
     expect([host, port]).toEqual(['127.0.0.1', '8080']);
@@ -232,7 +235,7 @@ describe('usage errors exit 2', () => {
       /offline minting needs the signing key/,
     ],
   ])('%j', async (args, message) => {
-    const { code, stderr } = await runCli(args);
+    const { code, stderr } = await runBin(args);
     expect(stderr).toMatch(message);
     expect(code).toBe(2);
   });

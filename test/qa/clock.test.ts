@@ -3,18 +3,9 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
-import {
-  authorize,
-  BATCH_JOB,
-  call,
-  exchangeCode,
-  introspectUrl,
-  PAYMENTS_API,
-  postForm,
-  tokenUrl,
-  WEB_APP,
-  Y2030,
-} from './helpers.js';
+import { authorize, BATCH_JOB, exchangeCode, PAYMENTS_API, WEB_APP } from '../helpers/bundled.js';
+import { call, postForm } from '../helpers/http.js';
+import { endpointsOf, Y2030 } from '../helpers/server.js';
 
 let idp: MockIdp;
 let base: string;
@@ -107,9 +98,9 @@ describe('expiry follows the clock', () => {
     const { code } = await authorize(base, 'alice');
     const tokens = await exchangeCode(base, code);
     const token = String(tokens.json['access_token']);
-    const introspect = () => postForm(introspectUrl(base), { token }, PAYMENTS_API);
+    const introspect = () => postForm(endpointsOf(base).introspect, { token }, PAYMENTS_API);
     const userinfo = () =>
-      fetch(`${base}/protocol/openid-connect/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+      fetch(`${endpointsOf(base).userinfo}`, { headers: { authorization: `Bearer ${token}` } });
     expect((await introspect()).json).toMatchObject({ active: true });
     expect((await userinfo()).status).toBe(200);
     await advance(299);
@@ -123,7 +114,11 @@ describe('expiry follows the clock', () => {
     const { code } = await authorize(base, 'alice');
     const tokens = await exchangeCode(base, code);
     const refresh = (token: unknown) =>
-      postForm(tokenUrl(base), { grant_type: 'refresh_token', refresh_token: String(token) }, WEB_APP);
+      postForm(
+        endpointsOf(base).token,
+        { grant_type: 'refresh_token', refresh_token: String(token) },
+        WEB_APP,
+      );
     await advance(301);
     const renewed = await refresh(tokens.json['refresh_token']);
     expect(renewed.status).toBe(200);
@@ -146,7 +141,7 @@ describe('expiry follows the clock', () => {
   });
 
   it('a client_credentials token and its session lapse with the clock', async () => {
-    const tokens = await postForm(tokenUrl(base), { grant_type: 'client_credentials' }, BATCH_JOB);
+    const tokens = await postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
     const sid = String(tokens.json['sid']);
     const sessions = async () =>
       ((await call('GET', `${base}/mock/sessions`)).json['sessions'] as { id: string }[]).map((s) => s.id);
@@ -161,13 +156,13 @@ describe('expiry follows the clock', () => {
         .setProtectedHeader({ alg: 'RS256', kid: 'signer-1' })
         .setIssuer('signer')
         .setSubject('signer')
-        .setAudience(tokenUrl(base))
+        .setAudience(endpointsOf(base).token)
         .setIssuedAt(iat)
         .setExpirationTime(exp)
         .sign(signerKey);
     }
     const withAssertion = async (jwt: string) =>
-      postForm(tokenUrl(base), {
+      postForm(endpointsOf(base).token, {
         grant_type: 'client_credentials',
         client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
         client_assertion: jwt,

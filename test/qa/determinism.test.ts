@@ -4,19 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorize,
   BATCH_JOB,
-  call,
   DEFAULT_FIXTURES,
   exchangeCode,
-  introspectUrl,
   PAYMENTS_API,
-  postForm,
-  spawnServer,
-  tempDir,
-  tokenUrl,
   WEB_APP,
-  writeTestKey,
-  type ServerProcess,
-} from './helpers.js';
+} from '../helpers/bundled.js';
+import { type ServeProcess, spawnServer } from '../helpers/cli.js';
+import { tempDir, writeTestKey } from '../helpers/files.js';
+import { call, postForm } from '../helpers/http.js';
+import { endpointsOf } from '../helpers/server.js';
 
 const ISSUER = 'http://idp.test/realms/mock';
 
@@ -26,7 +22,7 @@ async function sequence(base: string): Promise<string[]> {
   const record = (label: string, status: number, text: string): void => {
     out.push(`${label} ${status} ${text}`);
   };
-  const cc = await postForm(tokenUrl(base), { grant_type: 'client_credentials' }, BATCH_JOB);
+  const cc = await postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
   record('client_credentials', cc.status, cc.text);
 
   const { location, code } = await authorize(
@@ -39,14 +35,14 @@ async function sequence(base: string): Promise<string[]> {
   record('authorization_code', tokens.status, tokens.text);
 
   const refreshed = await postForm(
-    tokenUrl(base),
+    endpointsOf(base).token,
     { grant_type: 'refresh_token', refresh_token: String(tokens.json['refresh_token']) },
     WEB_APP,
   );
   record('refresh_token', refreshed.status, refreshed.text);
 
   const introspected = await postForm(
-    introspectUrl(base),
+    endpointsOf(base).introspect,
     { token: String(refreshed.json['access_token']) },
     PAYMENTS_API,
   );
@@ -86,11 +82,11 @@ describe('determinism: same clock, key, seed and issuer', () => {
   afterAll(() => tmp.remove());
 
   it('two server processes give byte-identical answers to the same request sequence', async () => {
-    const servers: ServerProcess[] = [];
+    const servers: ServeProcess[] = [];
     try {
       servers.push(await spawnServer(serverArgs(key, 's')));
       servers.push(await spawnServer(serverArgs(key, 's')));
-      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const [a, b] = servers as [ServeProcess, ServeProcess];
       expect(a.base).not.toBe(b.base);
       expect(a.stdout()).toContain(`(issuer ${ISSUER})`);
       const first = await sequence(a.base);
@@ -111,13 +107,17 @@ describe('determinism: same clock, key, seed and issuer', () => {
   });
 
   it('without a seed, jti and session ids differ between processes', async () => {
-    const servers: ServerProcess[] = [];
+    const servers: ServeProcess[] = [];
     try {
       servers.push(await spawnServer(serverArgs(key, undefined)));
       servers.push(await spawnServer(serverArgs(key, undefined)));
       const claims = await Promise.all(
         servers.map(async (s) => {
-          const answer = await postForm(tokenUrl(s.base), { grant_type: 'client_credentials' }, BATCH_JOB);
+          const answer = await postForm(
+            endpointsOf(s.base).token,
+            { grant_type: 'client_credentials' },
+            BATCH_JOB,
+          );
           return decodeJwt(String(answer.json['access_token']));
         }),
       );

@@ -1,7 +1,9 @@
 // /mock/faults: the next matching requests fail with a status and an OAuth error body, or are delayed.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { BATCH_JOB, call, certsUrl, introspectUrl, PAYMENTS_API, postForm, tokenUrl } from './helpers.js';
+import { BATCH_JOB, PAYMENTS_API } from '../helpers/bundled.js';
+import { call, postForm } from '../helpers/http.js';
+import { endpointsOf } from '../helpers/server.js';
 
 let idp: MockIdp;
 let base: string;
@@ -18,15 +20,16 @@ afterEach(async () => {
 });
 
 const addFault = (body: unknown) => call('POST', `${base}/mock/faults`, body);
-const clientCredentials = () => postForm(tokenUrl(base), { grant_type: 'client_credentials' }, BATCH_JOB);
+const clientCredentials = () =>
+  postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
 
 /** One request to each endpoint a fault can target, answering its status and body. */
 const ENDPOINTS: Record<string, () => Promise<{ status: number; json: Record<string, unknown> }>> = {
   token: clientCredentials,
-  introspect: () => postForm(introspectUrl(base), { token: 'x' }, PAYMENTS_API),
-  discovery: () => call('GET', `${base}/.well-known/openid-configuration`),
-  certs: () => call('GET', certsUrl(base)),
-  userinfo: () => call('GET', `${base}/protocol/openid-connect/userinfo`),
+  introspect: () => postForm(endpointsOf(base).introspect, { token: 'x' }, PAYMENTS_API),
+  discovery: () => call('GET', `${endpointsOf(base).discovery}`),
+  certs: () => call('GET', endpointsOf(base).certs),
+  userinfo: () => call('GET', `${endpointsOf(base).userinfo}`),
 };
 
 describe('/mock/faults', () => {

@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { BATCH_JOB, call, DEFAULT_FIXTURES, postForm, tokenUrl } from './helpers.js';
+import { BATCH_JOB, DEFAULT_FIXTURES } from '../helpers/bundled.js';
+import { call, postForm } from '../helpers/http.js';
+import { endpointsOf } from '../helpers/server.js';
 
 let idp: MockIdp;
 let base: string;
@@ -58,7 +60,11 @@ describe('PUT /mock/fixtures', () => {
     expect(answer.json).toMatchObject({ realm: 'mock', clients: ['web-app'], users: ['dave'] });
     expect((await mintFor('dave')).json['claims']).toMatchObject({ name: 'Dave Dahl' });
     expect((await mintFor('alice')).status).toBe(400);
-    const oldSecret = await postForm(tokenUrl(base), { grant_type: 'client_credentials' }, BATCH_JOB);
+    const oldSecret = await postForm(
+      endpointsOf(base).token,
+      { grant_type: 'client_credentials' },
+      BATCH_JOB,
+    );
     expect(oldSecret.status).toBe(401);
   });
 

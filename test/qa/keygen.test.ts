@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jwtVerify } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from './helpers.js';
+import { runBin } from '../helpers/cli.js';
+import { tempDir } from '../helpers/files.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.remove());
@@ -15,7 +16,7 @@ describe('mock-idp keygen', () => {
     [['--bits', '3072'], 3072, 'pem'],
     [['--jwk'], 2048, 'jwk'],
   ] as const)('%j prints an RSA-%i private key as %s', async (args, bits, format) => {
-    const { code, stdout, stderr } = await runCli(['keygen', ...args]);
+    const { code, stdout, stderr } = await runBin(['keygen', ...args]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const key =
@@ -29,21 +30,21 @@ describe('mock-idp keygen', () => {
   });
 
   it('prints a different key each time', async () => {
-    const [a, b] = await Promise.all([runCli(['keygen']), runCli(['keygen'])]);
+    const [a, b] = await Promise.all([runBin(['keygen']), runBin(['keygen'])]);
     expect(a.stdout).not.toBe(b.stdout);
   });
 
   it.each(['1024', '9000', 'big'])('--bits %s is a usage error', async (bits) => {
-    const { code, stderr } = await runCli(['keygen', '--bits', bits]);
+    const { code, stderr } = await runBin(['keygen', '--bits', bits]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/2048 to 8192/);
   });
 
   it.each(['pem', 'jwk'])('a %s key works with token --key', async (format) => {
-    const generated = await runCli(['keygen', ...(format === 'jwk' ? ['--jwk'] : [])]);
+    const generated = await runBin(['keygen', ...(format === 'jwk' ? ['--jwk'] : [])]);
     const file = join(tmp.dir, `key.${format}`);
     writeFileSync(file, generated.stdout);
-    const { code, stdout } = await runCli(['token', '--key', file, '--client', 'web-app']);
+    const { code, stdout } = await runBin(['token', '--key', file, '--client', 'web-app']);
     expect(code).toBe(0);
     const publicKey = createPublicKey(
       format === 'jwk'

@@ -2,18 +2,9 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
-import {
-  authorize,
-  BATCH_JOB,
-  call,
-  certsUrl,
-  exchangeCode,
-  introspectUrl,
-  PAYMENTS_API,
-  postForm,
-  tokenUrl,
-  WEB_APP,
-} from './helpers.js';
+import { authorize, BATCH_JOB, exchangeCode, PAYMENTS_API, WEB_APP } from '../helpers/bundled.js';
+import { call, postForm } from '../helpers/http.js';
+import { endpointsOf } from '../helpers/server.js';
 
 let idp: MockIdp;
 let base: string;
@@ -26,11 +17,12 @@ afterAll(async () => {
   await idp.close();
 });
 
-const clientCredentials = () => postForm(tokenUrl(base), { grant_type: 'client_credentials' }, BATCH_JOB);
+const clientCredentials = () =>
+  postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
 const introspect = async (token: unknown) =>
-  (await postForm(introspectUrl(base), { token: String(token) }, PAYMENTS_API)).json['active'];
+  (await postForm(endpointsOf(base).introspect, { token: String(token) }, PAYMENTS_API)).json['active'];
 const jwksKids = async () =>
-  ((await call('GET', certsUrl(base))).json['keys'] as { kid: string }[]).map((k) => k.kid);
+  ((await call('GET', endpointsOf(base).certs)).json['keys'] as { kid: string }[]).map((k) => k.kid);
 
 describe('/mock/keys', () => {
   it('rotate: the new key signs, the old one stays published until removed', async () => {
@@ -47,7 +39,7 @@ describe('/mock/keys', () => {
 
     const fresh = await clientCredentials();
     expect(decodeProtectedHeader(String(fresh.json['access_token'])).kid).toBe(newKid);
-    const jwks = createRemoteJWKSet(new URL(certsUrl(base)));
+    const jwks = createRemoteJWKSet(new URL(endpointsOf(base).certs));
     await expect(jwtVerify(String(fresh.json['access_token']), jwks)).resolves.toBeDefined();
     await expect(jwtVerify(String(old.json['access_token']), jwks)).resolves.toBeDefined();
     expect(await introspect(old.json['access_token'])).toBe(true);
@@ -107,7 +99,7 @@ describe('/mock/sessions', () => {
     expect((await call('GET', `${base}/mock/sessions`)).json).toEqual({ sessions: [] });
     expect(await introspect(code.json['access_token'])).toBe(false);
     const refreshed = await postForm(
-      tokenUrl(base),
+      endpointsOf(base).token,
       { grant_type: 'refresh_token', refresh_token: String(code.json['refresh_token']) },
       WEB_APP,
     );

@@ -11,19 +11,9 @@ import {
 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthError, startMockIdp, type MockIdp } from '../../src/index.js';
-import {
-  authorize,
-  call,
-  certsUrl,
-  exchangeCode,
-  introspectUrl,
-  PAYMENTS_API,
-  postForm,
-  tokenUrl,
-  BATCH_JOB,
-  WEB_APP,
-  Y2030,
-} from './helpers.js';
+import { authorize, BATCH_JOB, exchangeCode, PAYMENTS_API, WEB_APP } from '../helpers/bundled.js';
+import { call, postForm } from '../helpers/http.js';
+import { endpointsOf, Y2030 } from '../helpers/server.js';
 
 let idp: MockIdp;
 let base: string;
@@ -33,7 +23,7 @@ const at2030 = { currentDate: new Date(Y2030 * 1000) };
 beforeAll(async () => {
   idp = await startMockIdp({ clock: Y2030, frozen: true, seed: 'mint' });
   base = idp.issuer;
-  jwks = createRemoteJWKSet(new URL(certsUrl(base)));
+  jwks = createRemoteJWKSet(new URL(endpointsOf(base).certs));
 });
 afterAll(async () => {
   await idp.close();
@@ -104,9 +94,9 @@ describe('token types', () => {
   it('a minted access token is active at introspection and userinfo', async () => {
     const { json } = await mint({ type: 'access', client: 'web-app', user: 'alice' });
     const token = String(json['token']);
-    const introspected = await postForm(introspectUrl(base), { token }, PAYMENTS_API);
+    const introspected = await postForm(endpointsOf(base).introspect, { token }, PAYMENTS_API);
     expect(introspected.json).toMatchObject({ active: true, username: 'alice', client_id: 'web-app' });
-    const userinfo = await fetch(`${base}/protocol/openid-connect/userinfo`, {
+    const userinfo = await fetch(`${endpointsOf(base).userinfo}`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(await userinfo.json()).toMatchObject({
@@ -121,7 +111,7 @@ describe('token types', () => {
   ])('a minted refresh token for %s works at the token endpoint', async (_what, who, auth, username) => {
     const { json } = await mint({ type: 'refresh', ...who });
     const refreshed = await postForm(
-      tokenUrl(base),
+      endpointsOf(base).token,
       { grant_type: 'refresh_token', refresh_token: String(json['token']) },
       auth,
     );
@@ -183,7 +173,7 @@ describe('signatures', () => {
     await expect(jwtVerify(token, jwks, at2030)).rejects.toBeInstanceOf(
       errors.JWSSignatureVerificationFailed,
     );
-    const introspected = await postForm(introspectUrl(base), { token }, PAYMENTS_API);
+    const introspected = await postForm(endpointsOf(base).introspect, { token }, PAYMENTS_API);
     expect(introspected.json).toEqual({ active: false });
   });
 
@@ -206,7 +196,7 @@ describe('signatures', () => {
     });
     const kid = (first.json['header'] as { kid: string }).kid;
     expect(second.header['kid']).toBe(kid);
-    const published = (await call('GET', certsUrl(base))).json as unknown as JSONWebKeySet;
+    const published = (await call('GET', endpointsOf(base).certs)).json as unknown as JSONWebKeySet;
     expect(published.keys.map((k) => k.kid)).not.toContain(kid);
     await expect(
       jwtVerify(String(first.json['token']), createLocalJWKSet(published), at2030),
@@ -218,7 +208,7 @@ describe('signatures', () => {
     async (signature) => {
       const { json } = await mint({ type: 'refresh', client: 'web-app', user: 'alice', signature });
       const refreshed = await postForm(
-        tokenUrl(base),
+        endpointsOf(base).token,
         { grant_type: 'refresh_token', refresh_token: String(json['token']) },
         WEB_APP,
       );

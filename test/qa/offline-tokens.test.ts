@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic } from '../helpers/http.js';
 import { startIdp, Y2030, type TestIdp } from '../helpers/server.js';
-import { DEFAULT_FIXTURES, runCli, tempDir, writeTestKey } from './helpers.js';
+import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
+import { runBin } from '../helpers/cli.js';
+import { tempDir, writeTestKey } from '../helpers/files.js';
 
 const PAYMENTS_API = basic('payments-api', 'rs-secret');
 const WEB_APP = basic('web-app', 'web-secret');
@@ -31,7 +33,7 @@ afterAll(async () => {
 
 /** `mock-idp token --key KEY` offline, for this server's issuer and clock. */
 async function mintOffline(args: string[]): Promise<string> {
-  const { code, stdout, stderr } = await runCli([
+  const { code, stdout, stderr } = await runBin([
     'token',
     '--key',
     key,
@@ -78,7 +80,7 @@ describe('offline tokens at a server with the same key', () => {
 
   it('is inactive once revoked there', async () => {
     const token = await mintOffline(['--client', 'web-app', '--user', 'alice']);
-    const revoke = await fetch(`${idp.issuer}/protocol/openid-connect/revoke`, {
+    const revoke = await fetch(`${idp.endpoints.revoke}`, {
       method: 'POST',
       headers: { authorization: WEB_APP, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token }),

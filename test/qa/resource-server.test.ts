@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockIdp, type MintRequest, type MockIdp } from '../../src/index.js';
-import { call, certsUrl } from './helpers.js';
+import { call } from '../helpers/http.js';
+import { endpointsOf } from '../helpers/server.js';
 
 let idp: MockIdp;
 let api: Server;
@@ -76,7 +77,7 @@ describe('express-oauth2-jwt-bearer resource server', () => {
 
 describe('key rotation seen by clients', () => {
   it('jwks-rsa picks up the rotated key; the old key still verifies until removed', async () => {
-    const client = new JwksClient({ jwksUri: certsUrl(idp.issuer), cache: true });
+    const client = new JwksClient({ jwksUri: endpointsOf(idp.issuer).certs, cache: true });
     const before = await idp.mint(alice);
     const oldKid = String(before.header['kid']);
     expect((await client.getSigningKey(oldKid)).kid).toBe(oldKid);
@@ -96,7 +97,7 @@ describe('key rotation seen by clients', () => {
 
     const removed = await call('DELETE', `${idp.issuer}/mock/keys/${oldKid}`);
     expect(removed.json).toEqual({ kid: newKid, keys: [newKid] });
-    const fresh = new JwksClient({ jwksUri: certsUrl(idp.issuer) });
+    const fresh = new JwksClient({ jwksUri: endpointsOf(idp.issuer).certs });
     await expect(fresh.getSigningKey(oldKid)).rejects.toThrow(/Unable to find a signing key/);
   });
 });

@@ -3,18 +3,11 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
-import {
-  BATCH_JOB,
-  call,
-  certsUrl,
-  DEFAULT_FIXTURES,
-  postForm,
-  runCli,
-  tempDir,
-  tokenUrl,
-  writeTestKey,
-  Y2030,
-} from './helpers.js';
+import { BATCH_JOB, DEFAULT_FIXTURES } from '../helpers/bundled.js';
+import { runBin } from '../helpers/cli.js';
+import { tempDir, writeTestKey } from '../helpers/files.js';
+import { call, postForm } from '../helpers/http.js';
+import { endpointsOf, Y2030 } from '../helpers/server.js';
 
 let idp: MockIdp;
 let base: string;
@@ -67,7 +60,7 @@ describe('relative times on the mock clock', () => {
   });
 
   it('mock-idp token --not-before +3600 --server: measured on the server clock', async () => {
-    const result = await runCli([
+    const result = await runBin([
       'token',
       '--server',
       base,
@@ -87,10 +80,10 @@ describe('relative times on the mock clock', () => {
     try {
       const key = writeTestKey(dir);
       const args = ['token', '--key', key, '--fixtures', DEFAULT_FIXTURES, '--clock', String(Y2030)];
-      const result = await runCli([...args, '--client', 'web-app', '--not-before', '+3600']);
+      const result = await runBin([...args, '--client', 'web-app', '--not-before', '+3600']);
       expect(result.code, result.stderr).toBe(0);
       expect(decodeJwt(result.stdout.trim())).toMatchObject({ iat: Y2030, nbf: Y2030 + 3600 });
-      const bad = await runCli([...args, '--client', 'web-app', '--not-before', 'soon']);
+      const bad = await runBin([...args, '--client', 'web-app', '--not-before', 'soon']);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/\+N or -N seconds from now/);
     } finally {
@@ -110,7 +103,7 @@ describe('DELETE /mock/clock', () => {
 });
 
 describe('faults for scripts', () => {
-  const token = () => postForm(tokenUrl(base), { grant_type: 'client_credentials' }, BATCH_JOB);
+  const token = () => postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
 
   it('count "always" lasts until DELETE /mock/faults', async () => {
     const added = await call('POST', `${base}/mock/faults`, {
@@ -135,7 +128,7 @@ describe('faults for scripts', () => {
 
   it.each([
     ['token', () => token()],
-    ['certs', () => fetch(certsUrl(base))],
+    ['certs', () => fetch(endpointsOf(base).certs)],
   ])(
     'a fault at %s answers Content-Type: application/json like every other error',
     async (endpoint, send) => {
@@ -143,7 +136,11 @@ describe('faults for scripts', () => {
       const failed = await send();
       expect(failed.status).toBe(503);
       expect(failed.headers.get('content-type')).toBe('application/json');
-      const real = await postForm(tokenUrl(base), { grant_type: 'client_credentials' }, 'Basic eDp5');
+      const real = await postForm(
+        endpointsOf(base).token,
+        { grant_type: 'client_credentials' },
+        'Basic eDp5',
+      );
       expect(real.headers.get('content-type')).toBe(failed.headers.get('content-type'));
     },
   );

@@ -2,12 +2,15 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, DEFAULT_FIXTURES, runCli, spawnServer, tempDir, type ServerProcess } from './helpers.js';
+import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
+import { runBin, type ServeProcess, spawnServer } from '../helpers/cli.js';
+import { tempDir } from '../helpers/files.js';
+import { call } from '../helpers/http.js';
 
 const tmp = tempDir();
 const file = join(tmp.dir, 'users.yaml');
 const original = readFileSync(DEFAULT_FIXTURES, 'utf8');
-let server: ServerProcess;
+let server: ServeProcess;
 
 beforeAll(async () => {
   writeFileSync(file, original);
@@ -59,7 +62,7 @@ describe('serve --watch', () => {
   });
 
   it('--watch without --fixtures is a usage error', async () => {
-    const { code, stderr } = await runCli(['serve', '--watch', '--port', '0']);
+    const { code, stderr } = await runBin(['serve', '--watch', '--port', '0']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/--watch needs --fixtures FILE/);
   });

@@ -2,12 +2,11 @@
 // fooled mock-idp, tested over the class (it.each), not one input.
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadFixtures, type FixturesInput } from '../../src/index.js';
-import { basic, postForm } from '../helpers/http.js';
+import { basic, call, postForm } from '../helpers/http.js';
 import { decode } from '../helpers/jwt.js';
-import { startIdp, Y2030, type TestIdp } from '../helpers/server.js';
-import { call } from '../qa/helpers.js';
+import { startIdp, Y2030, type TestIdp, useIdp } from '../helpers/server.js';
 
 const MAX_EPOCH = 253_402_300_799;
 const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'];
@@ -36,13 +35,7 @@ const clientCredentials = (idp: TestIdp, id = 'batch', secret = 'batch-secret', 
   );
 
 describe('1: clock values are range-checked in one place; the server is never left broken', () => {
-  let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startIdp({ fixtures: BASE, clock: Y2030, frozen: true });
-  });
-  afterAll(async () => {
-    await idp.close();
-  });
+  const idp = useIdp({ fixtures: BASE, clock: Y2030, frozen: true });
 
   it.each([
     ['POST', { seconds: 1e300 }],
@@ -130,7 +123,7 @@ describe('2: ids and claim names that are Object.prototype members are plain dat
       });
       expect(minted.status).toBe(200);
       expect((minted.json['claims'] as Record<string, unknown>)[name]).toBe('user-value');
-      const auth = new URL(`${idp.issuer}/protocol/openid-connect/auth`);
+      const auth = new URL(`${idp.endpoints.auth}`);
       auth.search = new URLSearchParams({
         response_type: 'code',
         client_id: 'web',
@@ -155,13 +148,7 @@ describe('2: ids and claim names that are Object.prototype members are plain dat
 });
 
 describe('3: YAML aliases: a bomb is a FixturesError at file:line:col, real reuse is fine', () => {
-  let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startIdp({ fixtures: BASE });
-  });
-  afterAll(async () => {
-    await idp.close();
-  });
+  const idp = useIdp({ fixtures: BASE });
   const put = (text: string) =>
     fetch(`${idp.issuer}/mock/fixtures`, { method: 'PUT', body: text }).then(async (r) => ({
       status: r.status,
@@ -308,7 +295,7 @@ describe('9: a token typ that is an Object.prototype member is not a kind of tok
     });
     expect(minted.status).toBe(200);
     const answer = await postForm(
-      `${idp.issuer}/protocol/openid-connect/token/introspect`,
+      `${idp.endpoints.introspect}`,
       { token: String(minted.json['token']) },
       { authorization: basic('rs', 'rs-secret') },
     );
@@ -362,9 +349,7 @@ describe('found by the fuzz: a forwarded host or port that is no URL host is ign
       const response = await fetch(`${idp.issuer}${path}`, { headers });
       expect(response.status, path).toBeLessThan(500);
     }
-    const discovery = (await (
-      await fetch(`${idp.issuer}/.well-known/openid-configuration`, { headers })
-    ).json()) as {
+    const discovery = (await (await fetch(`${idp.endpoints.discovery}`, { headers })).json()) as {
       issuer: string;
     };
     expect(URL.canParse(discovery.issuer)).toBe(true);

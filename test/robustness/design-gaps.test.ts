@@ -10,7 +10,7 @@ import { ensureBuilt, runBin } from '../helpers/cli.js';
 import { authorizeUrl, codeFor, exchangeCode, basicFor, type TokenResponse } from '../helpers/flows.js';
 import { get, postForm } from '../helpers/http.js';
 import { s256 } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { endpointsOf, startIdp, useIdp } from '../helpers/server.js';
 
 const CANARY = 'CANARY-7f3a9';
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -71,13 +71,7 @@ describe('a key that is not a key says what it is not, and never echoes the file
 });
 
 describe('pkce: required accepts only S256 (as Keycloak\'s "S256" setting)', () => {
-  let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startIdp();
-  });
-  afterAll(async () => {
-    await idp.close();
-  });
+  const idp = useIdp();
   const VERIFIER = 'v'.repeat(43);
   const kiosk = { client: 'kiosk-spa', redirectUri: 'http://kiosk.fjord.test/done' };
 
@@ -157,7 +151,7 @@ describe('a code used twice revokes the tokens of its first exchange and ends th
     };
     const idp = await startMockIdp({ fixtures });
     try {
-      const url = new URL(`${idp.issuer}/protocol/openid-connect/auth`);
+      const url = new URL(`${endpointsOf(idp.issuer).auth}`);
       url.search = new URLSearchParams({
         response_type: 'code',
         client_id: 'web',
@@ -169,7 +163,7 @@ describe('a code used twice revokes the tokens of its first exchange and ends th
       const code = new URL(location).searchParams.get('code') ?? '';
       const exchange = (redirect: string) =>
         postForm(
-          `${idp.issuer}/protocol/openid-connect/token`,
+          `${endpointsOf(idp.issuer).token}`,
           { grant_type: 'authorization_code', code, redirect_uri: redirect },
           { authorization: `Basic ${Buffer.from('web:w').toString('base64')}` },
         );

@@ -4,8 +4,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { endpointsOf } from '../helpers/server.js';
 import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
-import { DEFAULT_FIXTURES } from '../qa/helpers.js';
+import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
 
 let dir: string;
 const running = new Set<ServeProcess>();
@@ -82,7 +83,7 @@ describe('6: SIGTERM/SIGINT let requests in flight finish, then exit 0', () => {
       });
       expect(fault.status).toBe(201);
       const slow = Array.from({ length: 8 }, () =>
-        fetch(`${s.base}/.well-known/openid-configuration`).then(
+        fetch(`${endpointsOf(s.base).discovery}`).then(
           (r) => r.status,
           (err: Error) => err.message,
         ),
@@ -94,7 +95,7 @@ describe('6: SIGTERM/SIGINT let requests in flight finish, then exit 0', () => {
       expect(result.code).toBe(0);
       expect(result.signal).toBeNull();
       expect(result.stderr).toContain(`${signal}, closing`);
-      await expect(fetch(`${s.base}/.well-known/openid-configuration`)).rejects.toThrow();
+      await expect(fetch(`${endpointsOf(s.base).discovery}`)).rejects.toThrow();
     },
   );
 });
