@@ -198,6 +198,12 @@ export function fixtureRows(fx) {
       status: check(fx.linearity, (x) => x < 5),
     },
     {
+      metric: '  the same load in a started process (no Node start): wall; CPU of all its threads',
+      value: `${fmt(fx.loadInProcess50000?.wallMs, ' ms')}; ${fmt(fx.loadInProcess50000?.cpuMs, ' ms')} CPU`,
+      target: '< 1,000 ms',
+      status: check(fx.loadInProcess50000?.wallMs, (x) => x < 1000),
+    },
+    {
       metric: `  serve start with them, spawn to listening (bundled fixtures: ${fmt(fx.serveStartBundledMs, ' ms')})`,
       value: fmt(fx.serveStart50000Ms, ' ms'),
       target: '—',

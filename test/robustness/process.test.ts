@@ -141,3 +141,65 @@ describe('12: --watch loads an edit made right after the ready line', () => {
     );
   });
 });
+
+describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what loading it at start serves', () => {
+  /** Over the 256 kB above which the binary parses on a worker; users with claims, roles, a fixed sub. */
+  const bigFixtures = (realm: string): string => {
+    const lines = [
+      `realm: ${realm}`,
+      'clients:',
+      '  web-app:',
+      '    secret: s',
+      '    redirectUris: [http://app.example/cb]',
+      'users:',
+    ];
+    for (let i = 0; i < 3_000; i++) {
+      lines.push(
+        `  user${i}:`,
+        `    claims: { name: User ${i}, idp_altsub: 9578-6000-4-${String(i).padStart(6, '0')}, level: ${i % 7}, on: yes }`,
+        `    realmRoles: [user, r${i % 3}]`,
+      );
+    }
+    lines.push('  fixed:', '    sub: 00000000-0000-4000-8000-000000000001', '    claims: { name: Fixed }');
+    return `${lines.join('\n')}\n`;
+  };
+  const mintedClaims = async (base: string, type: string, user: string): Promise<Record<string, unknown>> => {
+    const minted = await fetch(`${base}/mock/tokens`, {
+      method: 'POST',
+      body: JSON.stringify({ type, client: 'web-app', user }),
+    });
+    expect(minted.status).toBe(200);
+    const { claims } = (await minted.json()) as { claims: Record<string, unknown> };
+    // What differs between two servers and two sessions anyway.
+    for (const varying of ['iat', 'exp', 'auth_time', 'jti', 'iss', 'sid', 'session_state'])
+      delete claims[varying];
+    return claims;
+  };
+
+  it('the same users, subs, claims and roles; a changed realm name is refused at its line', async () => {
+    const text = bigFixtures('mock');
+    expect(Buffer.byteLength(text)).toBeGreaterThan(256 * 1024);
+    const file = join(dir, 'big.yaml');
+    await writeFile(file, text);
+    const [atStart, replaced] = await Promise.all([serve(['--fixtures', file]), serve([])]);
+    const put = await fetch(`${replaced.base}/mock/fixtures`, { method: 'PUT', body: text });
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as { users: string[] }).users).toHaveLength(3_001);
+    for (const user of ['user0', 'user1500', 'user2999', 'fixed']) {
+      for (const type of ['id', 'access']) {
+        const expected = await mintedClaims(atStart.base, type, user);
+        expect(expected['sub']).toEqual(expect.any(String));
+        expect(await mintedClaims(replaced.base, type, user)).toEqual(expected);
+      }
+    }
+
+    const renamed = await fetch(`${replaced.base}/mock/fixtures`, {
+      method: 'PUT',
+      body: bigFixtures('other'),
+    });
+    expect(renamed.status).toBe(400);
+    expect(((await renamed.json()) as { problems: string[] }).problems).toEqual([
+      'body:1:8 the realm name cannot change while running (serving "mock", got "other"): restart instead',
+    ]);
+  });
+});
