@@ -192,7 +192,7 @@ export function fixtureRows(fx) {
       status: check(fx.check50000Ms, (x) => x < 1000),
     },
     {
-      metric: '  50,000 ÷ 12,500 users (4 = linear)',
+      metric: '  50,000 ÷ 12,500 users, CPU of the load (4 = linear)',
       value: fmt(fx.linearity, '×', 2),
       target: '≈ 4×',
       status: check(fx.linearity, (x) => x < 5),
