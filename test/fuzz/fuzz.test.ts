@@ -8,7 +8,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/index.js';
 import { startIdp, type TestIdp } from '../helpers/server.js';
-import { basic, expectSound, fcOptions, send, type RawAnswer, type RawRequest } from './harness.js';
+import { basic, expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';
 
 const FIXTURES: FixturesInput = {
   scopes: { api: { resource: 'rs', roles: ['read'] } },
@@ -61,6 +61,8 @@ const ENDPOINT_PATHS = [
   `${OIDC}/userinfo`,
   `${OIDC}/logout`,
   `${OIDC}/revoke`,
+  '/clients-registrations/openid-connect',
+  '/clients-registrations/openid-connect/web',
 ];
 const QA_PATHS = [
   '/mock/tokens',
@@ -443,6 +445,14 @@ describe('every endpoint, any request', () => {
               nonce: fc.constantFrom('n', '\u0000', 'ø✓'),
               scope: fc.constantFrom('openid', 'openid profile api', 'offline_access', 'nope'),
               login_hint: fc.constantFrom('alice', 'bob', 'nobody', '__proto__'),
+              request: fc.constantFrom(
+                `eyJhbGciOiJub25lIn0.${Buffer.from('{"client_id":"web","login_hint":"alice"}').toString('base64url')}.`,
+                'eyJhbGciOiJub25lIn0.e30.',
+                'eyJhbGciOiJSUzI1NiJ9.e30.c2ln',
+                'x.y.z',
+                'a.b.c.d.e',
+              ),
+              request_uri: fc.constantFrom('file:///etc/passwd', 'http://127.0.0.1:1/x', 'x', 'urn:x'),
             },
             { requiredKeys: [] },
           ),
@@ -534,6 +544,101 @@ const fixturesBody = fc.oneof(
   ),
   fc.string({ maxLength: 200 }),
 );
+
+describe('dynamic client registration, any metadata', () => {
+  const uri = fc.constantFrom(
+    'http://app.example/cb',
+    'https://app.example/cb?x=1',
+    'com.example:/cb',
+    'http://a@b/cb',
+    'http://app.example/#f',
+    'javascript:x',
+    '/cb',
+    'x',
+    '',
+  );
+  const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.string({ maxLength: 20 }));
+  const wild = fc.record(
+    {
+      redirect_uris: fc.oneof(fc.array(uri, { maxLength: 4 }), value),
+      post_logout_redirect_uris: fc.oneof(fc.array(uri, { maxLength: 2 }), value),
+      grant_types: fc.oneof(
+        fc.subarray([
+          'authorization_code',
+          'refresh_token',
+          'client_credentials',
+          'implicit',
+          'password',
+          'x',
+        ]),
+        value,
+      ),
+      response_types: fc.oneof(fc.subarray(['code', 'token', 'id_token token', 'code id_token', 'x']), value),
+      token_endpoint_auth_method: fc.oneof(
+        fc.constantFrom('client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none', 'x'),
+        value,
+      ),
+      scope: fc.oneof(fc.constantFrom('openid', 'openid api', 'nope', ''), value),
+      jwks: fc.oneof(
+        fc.constant({ keys: [] }),
+        fc.constant({ keys: [{ kty: 'RSA', n: 'AQ', e: 'AQAB' }] }),
+        value,
+      ),
+      client_name: value,
+      backchannel_logout_uri: fc.oneof(uri, value),
+      ['__proto__']: value,
+    },
+    { requiredKeys: [] },
+  );
+  /** Metadata that registers, with values that vary: the registered client is read and deleted. */
+  const good = fc.record(
+    {
+      redirect_uris: fc.subarray(['http://app.example/cb', 'https://app.example/cb?x=1', 'com.example:/cb'], {
+        minLength: 1,
+      }),
+      grant_types: fc.subarray([
+        'authorization_code',
+        'refresh_token',
+        'client_credentials',
+        'implicit',
+        'password',
+      ]),
+      token_endpoint_auth_method: fc.constantFrom('client_secret_basic', 'client_secret_post', 'none'),
+      scope: fc.constantFrom('openid', 'openid api', 'offline_access profile'),
+      client_name: fc.string({ maxLength: 30 }),
+      contacts: fc.array(fc.string({ maxLength: 10 }), { maxLength: 2 }),
+    },
+    { requiredKeys: ['redirect_uris'] },
+  );
+  const metadata = fc.oneof(good, wild);
+  let created = 0;
+
+  it('a 201 client that reads and deletes with its token, or a sound 400', LIMIT, async () => {
+    const path = `${realmPath}/clients-registrations/openid-connect`;
+    await fc.assert(
+      fc.asyncProperty(metadata, async (body) => {
+        const answer = await call({
+          method: 'POST',
+          path,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        if (answer.status !== 201) {
+          expect(answer.status, answer.text).toBe(400);
+          return;
+        }
+        created++;
+        const c = JSON.parse(answer.text) as { client_id: string; registration_access_token: string };
+        const headers = { authorization: `Bearer ${c.registration_access_token}` };
+        expect((await call({ method: 'GET', path: `${path}/${c.client_id}`, headers })).status).toBe(200);
+        expect((await call({ method: 'DELETE', path: `${path}/${c.client_id}`, headers })).status).toBe(204);
+      }),
+      fcOptions(200),
+    );
+    // Half the cases register: with enough runs, some must have.
+    if (runsFor(200) >= 20) expect(created).toBeGreaterThan(0);
+  });
+});
 
 describe('every QA route, any input: a sound answer, and the server still issues tokens after it', () => {
   it('sequences of QA requests', LIMIT, async () => {

@@ -85,6 +85,10 @@ const STATUS_OF: Record<string, number[]> = {
   invalid_token: [401],
   access_denied: [403],
   login_required: [400],
+  invalid_request_object: [400],
+  invalid_request_uri: [400],
+  invalid_client_metadata: [400],
+  invalid_redirect_uri: [400],
   not_found: [404],
   'Realm does not exist': [404],
 };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { runBin, type ServeProcess, spawnServer } from '../helpers/cli.js';
 import { tempDir } from '../helpers/files.js';
-import { call } from '../helpers/http.js';
+import { basic, call, postForm } from '../helpers/http.js';
 
 const tmp = tempDir();
 const file = join(tmp.dir, 'users.yaml');
@@ -59,6 +59,23 @@ describe('serve --watch', () => {
     renameSync(next, file);
     await eventually(async () => (await mintFor('erin')).status === 200);
     expect((await mintFor('dave')).status).toBe(400);
+  });
+
+  it('a reload ends the clients registered dynamically (they live until the fixtures are replaced)', async () => {
+    const registration = `${server.base}/clients-registrations/openid-connect`;
+    const created = await call('POST', registration, { grant_types: ['client_credentials'] });
+    expect(created.status).toBe(201);
+    const { client_id: id, client_secret: secret } = created.json as Record<string, string>;
+    const token = () =>
+      postForm(
+        `${server.base}/protocol/openid-connect/token`,
+        { grant_type: 'client_credentials' },
+        basic(id as string, secret as string),
+      );
+    expect((await token()).status).toBe(200);
+    writeFileSync(file, withUser('frida'));
+    await eventually(async () => (await mintFor('frida')).status === 200);
+    expect((await token()).status).toBe(401);
   });
 
   it('--watch without --fixtures is a usage error', async () => {
