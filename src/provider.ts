@@ -8,6 +8,7 @@ import type { KeyStore } from './keys/key-store.js';
 import { Store, type Session } from './oauth/store.js';
 import { RequestJournal } from './qa/journal.js';
 import type { RealmContext, SessionInit } from './realm-context.js';
+import { pairwiseSalt, SubjectIds } from './tokens/pairwise.js';
 import { realmSecret, type RealmSecret } from './tokens/sign.js';
 
 export class Provider implements RealmContext {
@@ -17,6 +18,8 @@ export class Provider implements RealmContext {
   readonly ids: Ids;
   readonly keys: KeyStore;
   readonly secret: RealmSecret;
+  /** The `sub` each client sees (pairwise subjects), and the subject behind one. */
+  readonly subjectIds: SubjectIds;
   readonly store: Store;
   /** The last requests to the realm (GET /mock/requests). */
   readonly journal = new RequestJournal();
@@ -30,6 +33,9 @@ export class Provider implements RealmContext {
     this.keys = init.keys;
     this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
     this.secret = realmSecret(init.ids.secret('realm-hs256'));
+    this.subjectIds = new SubjectIds(
+      pairwiseSalt(init.ids.seeded ? init.ids.secret('pairwise-salt') : undefined, init.realm.name),
+    );
     this.store = new Store(init.clock);
     this.#rememberEndedSessions();
   }

@@ -5,6 +5,7 @@ import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { Session, Store } from './oauth/store.js';
+import type { SubjectIds } from './tokens/pairwise.js';
 import type { RealmSecret } from './tokens/sign.js';
 
 export interface SessionInit {
@@ -29,6 +30,8 @@ export interface RealmContext {
   readonly keys: KeyStore;
   readonly secret: RealmSecret;
   readonly store: Store;
+  /** The `sub` each client sees (pairwise subjects), and the subject behind one. */
+  readonly subjectIds: SubjectIds;
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
   /** Starts a session and returns its id. */

@@ -217,7 +217,7 @@ export async function issueAuthorizeResponse(
     });
     out['code'] = code;
   }
-  const grant: Grant = {
+  const grant: Grant = p.subjectIds.forClient({
     client: req.client,
     subject: user,
     serviceAccount: false,
@@ -226,7 +226,7 @@ export async function issueAuthorizeResponse(
     sessionState,
     authTime: session.authTime,
     ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
-  };
+  });
   const stamp = (): Stamp => ({
     issuer,
     jti: p.ids.uuid('jti'),

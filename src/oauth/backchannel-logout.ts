@@ -20,6 +20,12 @@ export interface BackchannelOptions {
 /** The logout_token of OIDC Back-Channel Logout 1.0 §2.4 for one client of a session. */
 export async function logoutToken(p: RealmContext, session: Session, clientId: string): Promise<string> {
   const now = p.clock.nowSeconds();
+  const client = p.realm.clients.get(clientId);
+  // The sub this client knows the user by (pairwise for a pairwise client).
+  const sub =
+    client !== undefined
+      ? p.subjectIds.subFor(client, session.sub, session.username === undefined)
+      : session.sub;
   return signRs256(
     p.keys.active,
     {
@@ -28,7 +34,7 @@ export async function logoutToken(p: RealmContext, session: Session, clientId: s
       iat: now,
       exp: now + 120,
       jti: p.ids.uuid('jti'),
-      sub: session.sub,
+      sub,
       sid: session.id,
       typ: 'Logout',
       events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },

@@ -44,7 +44,8 @@ export async function introspect(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(claims)) if (!NOT_RETURNED.has(k)) out[k] = v;
 
-  const entry = typeof claims.sub === 'string' ? p.realm.subjects.get(claims.sub) : undefined;
+  const azp = typeof claims['azp'] === 'string' ? claims['azp'] : undefined;
+  const entry = typeof claims.sub === 'string' ? p.subjectIds.lookup(p.realm, claims.sub, azp) : undefined;
   const user = entry !== undefined && entry.serviceAccountOf === undefined ? entry.subject : undefined;
   const nnin = nninFor(p, caller, verified, user);
   if (nnin !== undefined) out['nnin_altsub'] = nnin;

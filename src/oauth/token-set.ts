@@ -32,9 +32,10 @@ export interface IssueOptions {
 
 export async function issueTokenSet(
   p: RealmContext,
-  grant: Grant,
+  granted: Grant,
   options: IssueOptions,
 ): Promise<TokenResponse> {
+  const grant = p.subjectIds.forClient(granted);
   const { tokens } = p.realm;
   const now = p.clock.nowSeconds();
   const stamp = (purpose: string, lifespan: number): Stamp => ({

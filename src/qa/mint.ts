@@ -97,7 +97,14 @@ export class Minter {
       authTime,
       until: exp,
     });
-    const grant: Grant = { client, subject, serviceAccount: user === undefined, scopes, sessionId, authTime };
+    const grant: Grant = p.subjectIds.forClient({
+      client,
+      subject,
+      serviceAccount: user === undefined,
+      scopes,
+      sessionId,
+      authTime,
+    });
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
     const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), nbf);
     const claims = applyOverrides(built, req.claims);

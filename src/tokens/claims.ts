@@ -13,6 +13,8 @@ export interface Grant {
   sessionState?: string;
   authTime: number;
   nonce?: string;
+  /** The `sub` the client sees when it is not the subject's own (a pairwise client: SubjectIds.forClient). */
+  sub?: string;
 }
 
 export interface Stamp {
@@ -94,7 +96,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
     jti: stamp.jti,
     iss: stamp.issuer,
     ...(aud.length === 1 ? { aud: aud[0] } : aud.length > 1 ? { aud } : {}),
-    sub: grant.subject.sub,
+    sub: grant.sub ?? grant.subject.sub,
     typ: 'Bearer',
     azp: grant.client.id,
     ...nonce(grant),
@@ -121,7 +123,7 @@ export function buildIdClaims(
     jti: stamp.jti,
     iss: stamp.issuer,
     aud: grant.client.id,
-    sub: grant.subject.sub,
+    sub: grant.sub ?? grant.subject.sub,
     typ: 'ID',
     azp: grant.client.id,
     ...nonce(grant),
@@ -141,7 +143,7 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
     jti: stamp.jti,
     iss: stamp.issuer,
     aud: stamp.issuer,
-    sub: grant.subject.sub,
+    sub: grant.sub ?? grant.subject.sub,
     typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
     azp: grant.client.id,
     ...nonce(grant),
@@ -161,7 +163,7 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
     jti: stamp.jti,
     iss: stamp.issuer,
     aud: grant.client.id,
-    sub: grant.subject.sub,
+    sub: grant.sub ?? grant.subject.sub,
     typ: 'Proof',
     azp: grant.client.id,
     ...nonce(grant),

@@ -19,6 +19,8 @@ const FIXTURES: FixturesInput = {
       redirectUris: ['http://app.example/cb'],
       grants: ['authorization_code', 'refresh_token', 'implicit'],
       nninEligible: true,
+      subjectType: 'pairwise',
+      userinfoSigned: true,
     },
     pub: { authMethods: ['none'], redirectUris: ['http://pub.example/*'], pkce: 'required' },
     rs: { secret: 'rs-secret', nninEligible: true },
@@ -32,7 +34,7 @@ const FIXTURES_YAML = `scopes:
   api: { resource: rs, roles: [read] }
 clients:
   batch: { secret: batch-secret, grants: [client_credentials], scopes: [api] }
-  web: { secret: web-secret, redirectUris: ['http://app.example/cb'], grants: [authorization_code, refresh_token, implicit], nninEligible: true }
+  web: { secret: web-secret, redirectUris: ['http://app.example/cb'], grants: [authorization_code, refresh_token, implicit], nninEligible: true, subjectType: pairwise, userinfoSigned: true }
   pub: { authMethods: [none], redirectUris: ['http://pub.example/*'], pkce: required }
   rs: { secret: rs-secret, nninEligible: true }
 users:

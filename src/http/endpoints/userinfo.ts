@@ -5,7 +5,8 @@ import { verifyOwnToken } from '../../tokens/verify.js';
 import { explained, invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { explainRefusal } from '../../oauth/refusal.js';
 import { releasedClaims } from '../../tokens/placement.js';
-import { noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { signRs256 } from '../../tokens/sign.js';
+import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 
 function bearerToken(req: Request): string {
   const header = req.headers.authorization;
@@ -30,7 +31,7 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
     const { claims } = verified;
     const azp = typeof claims['azp'] === 'string' ? claims['azp'] : undefined;
     noteForLog(res, azp !== undefined ? { client: azp } : {});
-    const entry = typeof claims.sub === 'string' ? p.realm.subjects.get(claims.sub) : undefined;
+    const entry = typeof claims.sub === 'string' ? p.subjectIds.lookup(p.realm, claims.sub, azp) : undefined;
     if (entry === undefined) throw invalidToken('Token verification failed: user not found');
     if (entry.serviceAccountOf === undefined) noteForLog(res, { user: entry.subject.username });
     const client = azp !== undefined ? p.realm.clients.get(azp) : undefined;
@@ -39,6 +40,21 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
       { realm: p.realm, subject: entry.subject, scopes, nninEligible: client?.nninEligible ?? false },
       'userinfo',
     );
-    sendNoStore(res, { sub: entry.subject.sub, ...released });
+    const body = {
+      sub:
+        client !== undefined
+          ? p.subjectIds.subFor(client, entry.subject.sub, entry.serviceAccountOf !== undefined)
+          : entry.subject.sub,
+      ...released,
+    };
+    if (client?.userinfoSigned !== true) return sendNoStore(res, body);
+    // Signed userinfo (OIDC Core 5.3.2), as Keycloak signs it: the claims plus iss and aud, RS256.
+    const jwt = await signRs256(p.keys.active, { ...body, iss: issuerOf(res), aud: client.id });
+    res.status(200);
+    res.setHeader('Content-Type', 'application/jwt');
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
+    res.setHeader('Content-Length', Buffer.byteLength(jwt));
+    res.end(jwt);
   };
 }
