@@ -37,6 +37,9 @@ export interface ClientMetadata {
   frontchannel_logout_uri?: string;
   backchannel_logout_uri?: string;
   id_token_signed_response_alg?: 'RS256';
+  subject_type: 'public' | 'pairwise';
+  sector_identifier_uri?: string;
+  userinfo_signed_response_alg?: 'RS256';
   contacts?: string[];
   client_name?: string;
   client_uri?: string;
@@ -171,6 +174,35 @@ function checkScope(body: Body, realm: Realm): string {
   return scopes.join(' ');
 }
 
+/**
+ * `subject_type` (OIDC Registration §2): pairwise takes its sector (OIDC Core 8.1) from the host of
+ * `sector_identifier_uri` (https; not fetched), else from the one host all redirect URIs share.
+ */
+function checkSubjectType(
+  body: Body,
+  redirectUris: string[],
+): Pick<ClientMetadata, 'subject_type' | 'sector_identifier_uri'> {
+  const type = optionalString(body, 'subject_type') ?? 'public';
+  if (type !== 'public' && type !== 'pairwise')
+    throw invalidMetadata(`subject_type: "${type}" is not supported (public or pairwise)`);
+  const sector = optionalString(body, 'sector_identifier_uri');
+  if (sector !== undefined) {
+    const url = URL.canParse(sector) ? new URL(sector) : undefined;
+    if (url?.protocol !== 'https:' || url.hostname === '')
+      throw invalidMetadata('sector_identifier_uri must be an absolute https URI');
+    if (type !== 'pairwise') throw invalidMetadata('sector_identifier_uri is for subject_type pairwise');
+    return { subject_type: 'pairwise', sector_identifier_uri: sector };
+  }
+  if (type === 'pairwise') {
+    const hosts = new Set(redirectUris.map((uri) => new URL(uri).hostname));
+    if (hosts.size !== 1 || hosts.has(''))
+      throw invalidMetadata(
+        'subject_type pairwise needs sector_identifier_uri, or redirect_uris that share one host (the sector)',
+      );
+  }
+  return { subject_type: type };
+}
+
 /** Checks an RFC 7591 registration request; unknown fields are ignored, as §2 says. */
 export async function checkClientMetadata(body: Body, realm: Realm): Promise<ClientMetadata> {
   const redirectUris = checkRedirectUris('redirect_uris', stringList(body, 'redirect_uris') ?? []);
@@ -191,6 +223,10 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
   const alg = optionalString(body, 'id_token_signed_response_alg');
   if (alg !== undefined && alg !== 'RS256')
     throw invalidMetadata(`id_token_signed_response_alg: "${alg}" is not supported (RS256)`);
+  const userinfoAlg = optionalString(body, 'userinfo_signed_response_alg');
+  if (userinfoAlg !== undefined && userinfoAlg !== 'RS256')
+    throw invalidMetadata(`userinfo_signed_response_alg: "${userinfoAlg}" is not supported (RS256)`);
+  const subject = checkSubjectType(body, redirectUris);
   const postLogout = stringList(body, 'post_logout_redirect_uris');
   const frontchannel = httpUri(body, 'frontchannel_logout_uri');
   const backchannel = httpUri(body, 'backchannel_logout_uri');
@@ -213,6 +249,8 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
     ...(frontchannel !== undefined ? { frontchannel_logout_uri: frontchannel } : {}),
     ...(backchannel !== undefined ? { backchannel_logout_uri: backchannel } : {}),
     ...(alg !== undefined ? { id_token_signed_response_alg: 'RS256' as const } : {}),
+    ...subject,
+    ...(userinfoAlg !== undefined ? { userinfo_signed_response_alg: 'RS256' as const } : {}),
     ...(contacts !== undefined ? { contacts } : {}),
     ...info,
   };

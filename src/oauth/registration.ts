@@ -60,6 +60,13 @@ export async function registerClient(
     scopes: metadata.scope.split(' ').filter((s) => s !== ''),
     pkce: 'optional',
     nninEligible: false,
+    ...(metadata.subject_type === 'pairwise'
+      ? {
+          sectorIdentifier: new URL(metadata.sector_identifier_uri ?? (metadata.redirect_uris[0] as string))
+            .hostname,
+        }
+      : {}),
+    ...(metadata.userinfo_signed_response_alg !== undefined ? { userinfoSigned: true } : {}),
     ...(metadata.post_logout_redirect_uris !== undefined
       ? { postLogoutRedirectUris: metadata.post_logout_redirect_uris }
       : {}),

@@ -108,6 +108,7 @@ describe('POST: registration', () => {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
+      subject_type: 'public',
       client_name: 'Relying party',
     });
     expect(answer.headers.get('location')).toBe(c.registration_client_uri);
@@ -257,6 +258,39 @@ describe('the registered client works as a fixture client does', () => {
     const { claims } = await verifyToken(idp, fragment.get('id_token') as string, c.client_id);
     expect(claims.nonce).toBe('n-1');
     expect(fragment.get('access_token')).toBeTruthy();
+  });
+
+  it('subject_type pairwise: one sub per sector (the redirect host, or sector_identifier_uri), not the public one', async () => {
+    const subOf = async (body: Record<string, unknown>): Promise<unknown> => {
+      const c = await registered({ redirect_uris: [CB], ...body });
+      const answer = await codeFlow(c, { authorization: basic(c.client_id, c.client_secret as string) });
+      expect(answer.status, answer.text).toBe(200);
+      return (await verifyToken(idp, answer.json['id_token'] as string, c.client_id)).claims.sub;
+    };
+    const publicSub = await subOf({});
+    const a = await subOf({ subject_type: 'pairwise' });
+    const b = await subOf({ subject_type: 'pairwise' });
+    const other = await subOf({
+      subject_type: 'pairwise',
+      sector_identifier_uri: 'https://sector.example.test/uris.json',
+    });
+    expect(a).toBe(b);
+    expect(a).not.toBe(publicSub);
+    expect(other).not.toBe(a);
+    expect(other).not.toBe(publicSub);
+  });
+
+  it('userinfo_signed_response_alg RS256: userinfo answers a signed JWT', async () => {
+    const c = await registered({ redirect_uris: [CB], userinfo_signed_response_alg: 'RS256' });
+    expect(c['userinfo_signed_response_alg']).toBe('RS256');
+    const answer = await codeFlow(c, { authorization: basic(c.client_id, c.client_secret as string) });
+    const userinfo = await fetch(idp.endpoints.userinfo, {
+      headers: { authorization: `Bearer ${answer.json['access_token'] as string}` },
+    });
+    expect(userinfo.status).toBe(200);
+    expect(userinfo.headers.get('content-type')).toMatch(/^application\/jwt/);
+    const { claims } = await verifyToken(idp, await userinfo.text(), c.client_id);
+    expect(claims.sub).toBeTruthy();
   });
 
   it('a grant it did not register is refused (unauthorized_client)', async () => {
@@ -509,6 +543,35 @@ describe('bad input: 400 with the RFC 7591 §3.2.2 error, never a 500', () => {
     ],
     ['a JSON array', 'invalid_client_metadata', () => [CB]],
     ['JSON null', 'invalid_client_metadata', () => null],
+    [
+      'an unknown subject_type',
+      'invalid_client_metadata',
+      () => ({ redirect_uris: [CB], subject_type: 'secret' }),
+    ],
+    [
+      'pairwise with redirect URIs on two hosts',
+      'invalid_client_metadata',
+      () => ({ redirect_uris: [CB, 'http://other.example.test/cb'], subject_type: 'pairwise' }),
+    ],
+    [
+      'an http sector_identifier_uri',
+      'invalid_client_metadata',
+      () => ({
+        redirect_uris: [CB],
+        subject_type: 'pairwise',
+        sector_identifier_uri: 'http://s.example.test/x',
+      }),
+    ],
+    [
+      'a sector_identifier_uri for a public subject',
+      'invalid_client_metadata',
+      () => ({ redirect_uris: [CB], sector_identifier_uri: 'https://s.example.test/x' }),
+    ],
+    [
+      'userinfo_signed_response_alg HS256',
+      'invalid_client_metadata',
+      () => ({ redirect_uris: [CB], userinfo_signed_response_alg: 'HS256' }),
+    ],
     [
       '__proto__ as a member',
       'invalid_client_metadata',
