@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
-import { Store, type Session } from './oauth/store.js';
+import { MemoryStore, type Session, type StateStore } from './oauth/store.js';
 import { RequestJournal } from './qa/journal.js';
 import type { RealmContext, SessionInit } from './realm-context.js';
 import { pairwiseSalt, SubjectIds } from './tokens/pairwise.js';
@@ -20,13 +20,20 @@ export class Provider implements RealmContext {
   readonly secret: RealmSecret;
   /** The `sub` each client sees (pairwise subjects), and the subject behind one. */
   readonly subjectIds: SubjectIds;
-  readonly store: Store;
+  readonly store: StateStore;
   /** The last requests to the realm (GET /mock/requests). */
   readonly journal = new RequestJournal();
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
 
-  constructor(init: { realm: Realm; clock: Clock; ids: Ids; keys: KeyStore; fixedIssuer?: string }) {
+  constructor(init: {
+    realm: Realm;
+    clock: Clock;
+    ids: Ids;
+    keys: KeyStore;
+    fixedIssuer?: string;
+    store?: StateStore;
+  }) {
     this.#realm = init.realm;
     this.clock = init.clock;
     this.ids = init.ids;
@@ -36,7 +43,7 @@ export class Provider implements RealmContext {
     this.subjectIds = new SubjectIds(
       pairwiseSalt(init.ids.seeded ? init.ids.secret('pairwise-salt') : undefined, init.realm.name),
     );
-    this.store = new Store(init.clock);
+    this.store = init.store ?? new MemoryStore(init.clock);
     this.#rememberEndedSessions();
   }
 
@@ -75,11 +82,11 @@ export class Provider implements RealmContext {
    * Starts a session (its id from the one id source) and returns its id. It idles out after the realm's
    * refreshTokenLifespan, or at `until` when that is later.
    */
-  openSession(init: SessionInit): string {
+  async openSession(init: SessionInit): Promise<string> {
     const id = this.ids.uuid('session');
     const { until, browser, ...session } = init;
     const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
-    this.store.addSession({
+    await this.store.addSession({
       id,
       ...session,
       clients: [init.clientId],
@@ -90,9 +97,10 @@ export class Provider implements RealmContext {
   }
 
   /** Keeps a session alive for another idle period (a token set issued, a single sign-on). */
-  touchSession(session: Session, clientId?: string): void {
+  async touchSession(session: Session, clientId?: string): Promise<void> {
     const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
     session.expiresAt = Math.max(session.expiresAt, idle);
     if (clientId !== undefined && !session.clients.includes(clientId)) session.clients.push(clientId);
+    await this.store.saveSession(session);
   }
 }

@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import type { Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
-import type { Session, Store } from './oauth/store.js';
+import type { Session, StateStore } from './oauth/store.js';
 import type { SubjectIds } from './tokens/pairwise.js';
 import type { RealmSecret } from './tokens/sign.js';
 
@@ -29,13 +29,13 @@ export interface RealmContext {
   readonly ids: Ids;
   readonly keys: KeyStore;
   readonly secret: RealmSecret;
-  readonly store: Store;
+  readonly store: StateStore;
   /** The `sub` each client sees (pairwise subjects), and the subject behind one. */
   readonly subjectIds: SubjectIds;
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
   /** Starts a session and returns its id. */
-  openSession(init: SessionInit): string;
-  /** Keeps a session alive for another idle period; `clientId` joins its clients. */
-  touchSession(session: Session, clientId?: string): void;
+  openSession(init: SessionInit): Promise<string>;
+  /** Keeps a session alive for another idle period; `clientId` joins its clients. Writes it back. */
+  touchSession(session: Session, clientId?: string): Promise<void>;
 }

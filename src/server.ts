@@ -310,7 +310,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   const running = providers.map((provider) => runRealm(provider, options, log));
   // Idle sessions end on each realm's mock clock: look once a second (and the clock may jump when moved).
   const expiry = setInterval(() => {
-    for (const { provider } of running) provider.store.expireSessions();
+    for (const { provider } of running) provider.store.expireSessions().catch(() => undefined);
   }, 1000);
   expiry.unref();
   const app = createApp(

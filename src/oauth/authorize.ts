@@ -202,7 +202,7 @@ export async function issueAuthorizeResponse(
   let code: string | undefined;
   if (hasWord(req.responseType, 'code')) {
     code = `${p.ids.opaque('code', 24)}.${sessionId}`;
-    p.store.addCode({
+    await p.store.addCode({
       code,
       clientId: req.client.id,
       redirectUri: req.redirectUri,

@@ -85,7 +85,9 @@ export async function browserSession(
     return undefined;
   }
   if (payload['typ'] !== IDENTITY_TYP || payload['gen'] !== p.generation) return undefined;
-  const session = p.store.activeSession(typeof payload['sid'] === 'string' ? payload['sid'] : undefined);
+  const session = await p.store.activeSession(
+    typeof payload['sid'] === 'string' ? payload['sid'] : undefined,
+  );
   if (session === undefined || !session.browser || session.sub !== payload.sub) return undefined;
   const user = session.username !== undefined ? p.realm.users.get(session.username) : undefined;
   return user?.sub === session.sub ? session : undefined;

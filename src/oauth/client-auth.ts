@@ -203,7 +203,7 @@ async function verifyAssertion(p: RealmContext, input: ClientAuthInput, assertio
       throw invalidClient(`Invalid client assertion: ${describeJoseError(err2)}`, 'unauthorized_client');
     }
   }
-  if (!p.store.useAssertion(id, String(payload.jti), Number(payload.exp))) {
+  if (!(await p.store.useAssertion(id, String(payload.jti), Number(payload.exp)))) {
     throw invalidClient(
       'Invalid client assertion: jti was already used (assertions are single-use)',
       'unauthorized_client',

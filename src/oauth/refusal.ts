@@ -59,9 +59,9 @@ export async function explainRefusal(
   if (kind === undefined) return `unknown typ "${typ}"`;
   if ((kind === 'refresh') !== (alg === 'HS256'))
     return `typ "${typ}" signed ${String(alg)} (refresh tokens are HS256, the others RS256)`;
-  if (p.store.isRevoked(claims.jti)) return 'revoked';
+  if (await p.store.isRevoked(claims.jti)) return 'revoked';
   const sid = sessionIdOf(claims);
-  if (sid !== undefined && p.store.sessionStatus(sid) === 'ended')
+  if (sid !== undefined && (await p.store.sessionStatus(sid)) === 'ended')
     return 'its session has ended (logout, DELETE /mock/sessions, or idle expiry)';
   return 'the token itself is valid';
 }

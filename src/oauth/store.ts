@@ -1,4 +1,6 @@
-// In-memory state of a running provider: sessions, authorization codes, revoked tokens, used assertion ids.
+// A realm's mutable request state: sessions, authorization codes, revoked tokens, used assertion ids, ended-session
+// tombstones. StateStore is the contract (async, so a shared store such as Redis can implement it); MemoryStore
+// keeps it in the process.
 import { Clock } from '../clock.js';
 
 export interface Session {
@@ -40,11 +42,52 @@ export interface CodeGrant {
   expiresAt: number;
 }
 
+/**
+ * Where a realm keeps sessions, codes, revocations, assertion ids and ended-session tombstones. Every method
+ * may reach a shared store: callers await it. Expiry is decided on the mock clock; a shared store's own TTLs
+ * only clean up.
+ */
+export interface StateStore {
+  /** Seconds past its expiry a session's tokens may still be unexpired (set from the realm's lifespans). */
+  tombstoneSeconds: number;
+  /** Called for every session that ends here: ended explicitly or found idle past its expiry. */
+  onSessionEnd(listener: SessionEndListener): void;
+  addSession(session: Session): Promise<void>;
+  /** Writes back a changed session (expiry, clients, auth_time); nothing when it has ended meanwhile. */
+  saveSession(session: Session): Promise<void>;
+  /** The session if it exists and has not lapsed. */
+  activeSession(id: string | undefined): Promise<Session | undefined>;
+  /** Every active session. */
+  sessions(): Promise<Session[]>;
+  /** `active`; `ended` when it ended or idled out (its tokens are no longer active); `unknown` when never held. */
+  sessionStatus(id: string): Promise<'active' | 'ended' | 'unknown'>;
+  /** Ends a session (its tokens stop being active); false when there was none. */
+  endSession(id: string, reason: SessionEndReason): Promise<boolean>;
+  /** Ends every session and drops every code; returns how many sessions were active. */
+  endAllSessions(reason: SessionEndReason): Promise<number>;
+  /** Removes sessions idle past their expiry and tells the listeners; returns how many. */
+  expireSessions(): Promise<number>;
+  addCode(grant: CodeGrant): Promise<void>;
+  /** Removes and returns a code, atomically: codes are single-use. Expiry is the caller's check. */
+  takeCode(code: string): Promise<CodeGrant | undefined>;
+  /** Records that `grant` was exchanged for tokens: using its code again ends its session. */
+  markCodeSpent(grant: CodeGrant): Promise<void>;
+  /** The session whose tokens a successfully exchanged code gave, if `code` is one (and has not expired). */
+  spentCodeSession(code: string): Promise<string | undefined>;
+  revoke(jti: string, exp: number): Promise<void>;
+  isRevoked(jti: string | undefined): Promise<boolean>;
+  /** Records a client assertion id, atomically; false when it was seen before (replay). */
+  useAssertion(clientId: string, jti: string, exp: number): Promise<boolean>;
+  /** Releases connections; the memory store has none. */
+  close(): Promise<void>;
+}
+
 const SWEEP_EVERY = 512;
 /** The clock tolerance client assertions are verified with, in seconds. */
 export const ASSERTION_TOLERANCE_S = 5;
 
-export class Store {
+/** The state in this process's memory (the default store). */
+export class MemoryStore implements StateStore {
   readonly #clock: Clock;
   readonly #sessions = new Map<string, Session>();
   readonly #codes = new Map<string, CodeGrant>();
@@ -79,28 +122,37 @@ export class Store {
     for (const listener of this.#listeners) listener(session, reason);
   }
 
-  addSession(session: Session): void {
+  async addSession(session: Session): Promise<void> {
     this.#sessions.set(session.id, session);
     this.#maybeSweep();
   }
 
-  /** The session if it exists and has not lapsed. */
-  activeSession(id: string | undefined): Session | undefined {
-    if (id === undefined) return undefined;
-    const s = this.#sessions.get(id);
-    return s !== undefined && s.expiresAt > this.#clock.nowSeconds() ? s : undefined;
+  async saveSession(session: Session): Promise<void> {
+    if (this.#sessions.has(session.id))
+      this.#sessions.set(session.id, { ...session, clients: [...session.clients] });
   }
 
-  sessions(): Session[] {
+  /** The session if it exists and has not lapsed. */
+  async activeSession(id: string | undefined): Promise<Session | undefined> {
+    if (id === undefined) return undefined;
+    const s = this.#sessions.get(id);
+    return s !== undefined && s.expiresAt > this.#clock.nowSeconds()
+      ? { ...s, clients: [...s.clients] }
+      : undefined;
+  }
+
+  async sessions(): Promise<Session[]> {
     const now = this.#clock.nowSeconds();
-    return [...this.#sessions.values()].filter((s) => s.expiresAt > now);
+    return [...this.#sessions.values()]
+      .filter((s) => s.expiresAt > now)
+      .map((s) => ({ ...s, clients: [...s.clients] }));
   }
 
   /**
    * `active`; `ended` when it ended or idled out here (its tokens are no longer active); `unknown` when
    * this store never held it.
    */
-  sessionStatus(id: string): 'active' | 'ended' | 'unknown' {
+  async sessionStatus(id: string): Promise<'active' | 'ended' | 'unknown'> {
     const now = this.#clock.nowSeconds();
     const session = this.#sessions.get(id);
     if (session !== undefined) return session.expiresAt > now ? 'active' : 'ended';
@@ -109,7 +161,7 @@ export class Store {
   }
 
   /** Ends a session (its tokens stop being active); false when there was none. */
-  endSession(id: string, reason: SessionEndReason): boolean {
+  async endSession(id: string, reason: SessionEndReason): Promise<boolean> {
     const session = this.#sessions.get(id);
     if (session === undefined) {
       // A session never held here (tokens minted offline): remember it ended all the same.
@@ -123,7 +175,7 @@ export class Store {
   }
 
   /** Ends every session and drops every code; returns how many sessions were active. */
-  endAllSessions(reason: SessionEndReason): number {
+  async endAllSessions(reason: SessionEndReason): Promise<number> {
     const now = this.#clock.nowSeconds();
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
@@ -133,7 +185,11 @@ export class Store {
   }
 
   /** Removes sessions idle past their expiry and tells the listeners; returns how many. */
-  expireSessions(): number {
+  async expireSessions(): Promise<number> {
+    return this.#expire();
+  }
+
+  #expire(): number {
     const now = this.#clock.nowSeconds();
     let n = 0;
     for (const [id, s] of this.#sessions) {
@@ -145,40 +201,40 @@ export class Store {
     return n;
   }
 
-  addCode(grant: CodeGrant): void {
+  async addCode(grant: CodeGrant): Promise<void> {
     this.#codes.set(grant.code, grant);
     this.#maybeSweep();
   }
 
   /** Removes and returns a code: codes are single-use. Expiry is the caller's check. */
-  takeCode(code: string): CodeGrant | undefined {
+  async takeCode(code: string): Promise<CodeGrant | undefined> {
     const grant = this.#codes.get(code);
     this.#codes.delete(code);
     return grant;
   }
 
   /** Records that `grant` was exchanged for tokens: using its code again ends its session. */
-  markCodeSpent(grant: CodeGrant): void {
+  async markCodeSpent(grant: CodeGrant): Promise<void> {
     this.#spentCodes.set(grant.code, { sessionId: grant.sessionId, expiresAt: grant.expiresAt });
   }
 
   /** The session whose tokens a successfully exchanged code gave, if `code` is one (and has not expired). */
-  spentCodeSession(code: string): string | undefined {
+  async spentCodeSession(code: string): Promise<string | undefined> {
     const spent = this.#spentCodes.get(code);
     return spent !== undefined && spent.expiresAt > this.#clock.nowSeconds() ? spent.sessionId : undefined;
   }
 
-  revoke(jti: string, exp: number): void {
+  async revoke(jti: string, exp: number): Promise<void> {
     this.#revoked.set(jti, exp);
     this.#maybeSweep();
   }
 
-  isRevoked(jti: string | undefined): boolean {
+  async isRevoked(jti: string | undefined): Promise<boolean> {
     return jti !== undefined && this.#revoked.has(jti);
   }
 
   /** Records a client assertion id; false when it was seen before (replay). */
-  useAssertion(clientId: string, jti: string, exp: number): boolean {
+  async useAssertion(clientId: string, jti: string, exp: number): Promise<boolean> {
     const key = `${clientId}\u0000${jti}`;
     if (this.#assertions.has(key)) return false;
     this.#assertions.set(key, exp);
@@ -186,10 +242,12 @@ export class Store {
     return true;
   }
 
+  async close(): Promise<void> {}
+
   #maybeSweep(): void {
     if (++this.#writes % SWEEP_EVERY !== 0) return;
     const now = this.#clock.nowSeconds();
-    this.expireSessions();
+    this.#expire();
     for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
     for (const [code, s] of this.#spentCodes) if (s.expiresAt <= now) this.#spentCodes.delete(code);
     for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);

@@ -63,8 +63,8 @@ export async function issueTokenSet(
       ? await signRs256(key, buildIdClaims(p.realm, grant, idStamp, { atHash: halfHash(access_token) }))
       : undefined;
 
-  const session = p.store.activeSession(grant.sessionId);
-  if (session !== undefined) p.touchSession(session, grant.client.id);
+  const session = await p.store.activeSession(grant.sessionId);
+  if (session !== undefined) await p.touchSession(session, grant.client.id);
 
   return {
     access_token,

@@ -5,15 +5,15 @@ import type { Provider } from '../provider.js';
 
 export function sessionRoutes(p: Provider): express.Router {
   const router = express.Router();
-  router.get('/', (_req, res) => {
-    res.json({ sessions: p.store.sessions() });
+  router.get('/', async (_req, res) => {
+    res.json({ sessions: await p.store.sessions() });
   });
-  router.delete('/', (_req, res) => {
-    res.json({ ended: p.store.endAllSessions('qa') });
+  router.delete('/', async (_req, res) => {
+    res.json({ ended: await p.store.endAllSessions('qa') });
   });
-  router.delete('/:id', (req, res) => {
+  router.delete('/:id', async (req, res) => {
     const id = req.params['id'] ?? '';
-    if (p.store.activeSession(id) === undefined || !p.store.endSession(id, 'qa'))
+    if ((await p.store.activeSession(id)) === undefined || !(await p.store.endSession(id, 'qa')))
       throw new OAuthError('not_found', `No active session "${id}"`, 404);
     res.json({ ended: 1 });
   });

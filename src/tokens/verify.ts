@@ -75,11 +75,11 @@ export async function verifyOwnToken(ctx: RealmContext, token: string): Promise<
   const kind = kindOfTyp(claims['typ']);
   if (kind === undefined || !isOurIssuer(ctx, claims.iss)) return undefined;
   if ((kind === 'refresh') !== (alg === 'HS256')) return undefined;
-  if (ctx.store.isRevoked(claims.jti)) return undefined;
+  if (await ctx.store.isRevoked(claims.jti)) return undefined;
   const sessionId = sessionIdOf(claims);
   // A session this server never held (a token minted offline with the realm key) does not make
   // the token inactive; one that ended here does.
-  if (sessionId !== undefined && ctx.store.sessionStatus(sessionId) === 'ended') return undefined;
+  if (sessionId !== undefined && (await ctx.store.sessionStatus(sessionId)) === 'ended') return undefined;
   return {
     kind,
     claims: claims as VerifiedToken['claims'],

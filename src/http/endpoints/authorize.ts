@@ -127,12 +127,12 @@ export function authorizeHandler(p: RealmContext): RequestHandler {
     if (hinted !== undefined && reusable?.username !== hinted.username) {
       // login_hint naming a user stands for that user's credentials: a real login.
       user = hinted;
-      session = signIn(p, request, hinted, current, issuer, now);
+      session = await signIn(p, request, hinted, current, issuer, now);
     } else if (reusable !== undefined) {
       // Single sign-on: the browser's session signs this client in too.
       user = p.realm.users.get(reusable.username ?? '') as Subject;
       session = reusable;
-      p.touchSession(session, client.id);
+      await p.touchSession(session, client.id);
     } else if (request.prompt.has('none')) {
       return fail(
         'login_required',
@@ -160,20 +160,20 @@ export function authorizeHandler(p: RealmContext): RequestHandler {
  * A real login of `user`: the browser's session when it is the same user's (its auth_time moves on),
  * else a new session. Another user's session stays active; the browser's cookies move to the new one.
  */
-function signIn(
+async function signIn(
   p: RealmContext,
   request: AuthorizeRequest,
   user: Subject,
   current: Session | undefined,
   issuer: string,
   now: number,
-): Session {
+): Promise<Session> {
   if (current !== undefined && current.username === user.username) {
     current.authTime = now;
-    p.touchSession(current, request.client.id);
+    await p.touchSession(current, request.client.id);
     return current;
   }
-  const id = p.openSession({
+  const id = await p.openSession({
     clientId: request.client.id,
     issuer,
     username: user.username,
@@ -181,5 +181,5 @@ function signIn(
     authTime: now,
     browser: true,
   });
-  return p.store.activeSession(id) as Session;
+  return (await p.store.activeSession(id)) as Session;
 }

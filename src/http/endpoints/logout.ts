@@ -50,7 +50,7 @@ export function logoutHandler(p: RealmContext): RequestHandler {
       if (verified?.kind !== 'refresh') throw invalidGrant('Invalid refresh token');
       if (verified.claims['azp'] !== client.id)
         throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
-      if (verified.sessionId !== undefined) p.store.endSession(verified.sessionId, 'logout');
+      if (verified.sessionId !== undefined) await p.store.endSession(verified.sessionId, 'logout');
       res.status(204).end();
       return;
     }
@@ -86,11 +86,11 @@ export function logoutHandler(p: RealmContext): RequestHandler {
     // The sessions this logout ends: the one the ID token names, and the browser's own.
     const ended = new Map<string, Session>();
     for (const id of [hint?.sid, browser?.id]) {
-      const session = p.store.activeSession(id);
+      const session = await p.store.activeSession(id);
       if (session !== undefined) ended.set(session.id, session);
     }
     const frames = [...ended.values()].flatMap((session) => frontchannelUris(p, session));
-    for (const id of ended.keys()) p.store.endSession(id, 'logout');
+    for (const id of ended.keys()) await p.store.endSession(id, 'logout');
     if (p.realm.sso) res.setHeader('Set-Cookie', clearedCookies({ issuer }));
 
     const state = params.get('state');

@@ -25,8 +25,8 @@ export function revokeHandler(p: RealmContext): RequestHandler {
       if (claims['azp'] !== client.id)
         throw new OAuthError('unauthorized_client', 'Token was issued to another client');
       if (verified.kind === 'refresh') {
-        if (verified.sessionId !== undefined) p.store.endSession(verified.sessionId, 'revoked');
-      } else if (typeof claims.jti === 'string') p.store.revoke(claims.jti, Number(claims.exp ?? 0));
+        if (verified.sessionId !== undefined) await p.store.endSession(verified.sessionId, 'revoked');
+      } else if (typeof claims.jti === 'string') await p.store.revoke(claims.jti, Number(claims.exp ?? 0));
     }
     res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).end();
   };

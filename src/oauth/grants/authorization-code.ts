@@ -26,18 +26,21 @@ export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
     throw invalidGrant('PKCE verification failed: code_verifier does not match code_challenge');
 }
 
-export function grantAuthorizationCode(p: RealmContext, { client, params }: GrantRequest): Grant {
+export async function grantAuthorizationCode(
+  p: RealmContext,
+  { client, params }: GrantRequest,
+): Promise<Grant> {
   if (!client.grants.includes('authorization_code')) {
     throw unauthorizedClient(`Client "${client.id}" is not allowed the authorization_code grant`);
   }
   const codeValue = params.require('code');
   const redirectUri = params.get('redirect_uri');
-  const code = p.store.takeCode(codeValue);
+  const code = await p.store.takeCode(codeValue);
   if (code === undefined) {
     // RFC 6749 §4.1.2: a code used twice revokes the tokens of its first exchange; Keycloak ends the session.
-    const replayed = p.store.spentCodeSession(codeValue);
+    const replayed = await p.store.spentCodeSession(codeValue);
     if (replayed !== undefined) {
-      p.store.endSession(replayed, 'revoked');
+      await p.store.endSession(replayed, 'revoked');
       throw invalidGrant(
         'Code not valid: it was already used, so the tokens of its first exchange are revoked and its session ended',
       );
@@ -50,11 +53,11 @@ export function grantAuthorizationCode(p: RealmContext, { client, params }: Gran
   if (redirectUri !== code.redirectUri)
     throw invalidGrant('Incorrect redirect_uri: it must repeat the redirect_uri of the authorize request');
   checkPkce(code, params.get('code_verifier'));
-  const session = p.store.activeSession(code.sessionId);
+  const session = await p.store.activeSession(code.sessionId);
   if (session === undefined) throw invalidGrant('Session not active');
   const subject = p.realm.users.get(code.username);
   if (subject === undefined) throw invalidGrant(`User "${code.username}" no longer exists`);
-  p.store.markCodeSpent(code);
+  await p.store.markCodeSpent(code);
   return {
     client,
     subject,

@@ -5,10 +5,10 @@ import { unauthorizedClient } from '../errors.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
-export function grantClientCredentials(
+export async function grantClientCredentials(
   p: RealmContext,
   { client, params, method, issuer }: GrantRequest,
-): Grant {
+): Promise<Grant> {
   if (!client.grants.includes('client_credentials')) {
     throw unauthorizedClient(
       `Client "${client.id}" is not allowed the client_credentials grant (grants: ${client.grants.join(', ')})`,
@@ -23,7 +23,7 @@ export function grantClientCredentials(
   const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
   const subject = client.serviceAccount;
-  const sessionId = p.openSession({ clientId: client.id, issuer, sub: subject.sub, authTime: now });
+  const sessionId = await p.openSession({ clientId: client.id, issuer, sub: subject.sub, authTime: now });
   return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now };
 }
 

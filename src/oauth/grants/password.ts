@@ -14,7 +14,10 @@ function samePassword(given: string, expected: string | undefined): boolean {
   return expected !== undefined && timingSafeEqual(digest(given), digest(expected));
 }
 
-export function grantPassword(p: RealmContext, { client, params, issuer }: GrantRequest): Grant {
+export async function grantPassword(
+  p: RealmContext,
+  { client, params, issuer }: GrantRequest,
+): Promise<Grant> {
   if (!client.grants.includes('password'))
     throw unauthorizedClient(
       `Client "${client.id}" is not allowed direct access grants (grant_type password)`,
@@ -27,7 +30,13 @@ export function grantPassword(p: RealmContext, { client, params, issuer }: Grant
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
-  const sessionId = p.openSession({ clientId: client.id, issuer, username, sub: user.sub, authTime: now });
+  const sessionId = await p.openSession({
+    clientId: client.id,
+    issuer,
+    username,
+    sub: user.sub,
+    authTime: now,
+  });
   return { client, subject: user, serviceAccount: false, scopes, sessionId, authTime: now };
 }
 

@@ -27,7 +27,7 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
   const { claims } = verified;
   if (claims['azp'] !== client.id)
     throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
-  const session = p.store.activeSession(verified.sessionId);
+  const session = await p.store.activeSession(verified.sessionId);
   if (session === undefined) throw invalidGrant('Session not active');
   const original = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
   const scopes = narrowScopes(original, parseScope(params.get('scope')));
