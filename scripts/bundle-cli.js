@@ -13,6 +13,8 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // The Redis client loads only for --store redis://... (a dynamic import): the memory default skips it.
+  external: ['ioredis'],
   // express and its CommonJS dependencies call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -33,13 +33,15 @@ export class Provider implements RealmContext {
     keys: KeyStore;
     fixedIssuer?: string;
     store?: StateStore;
+    /** The realm's HS256 secret, when shared by replicas; default: from the ids. */
+    secret?: Uint8Array;
   }) {
     this.#realm = init.realm;
     this.clock = init.clock;
     this.ids = init.ids;
     this.keys = init.keys;
     this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
-    this.secret = realmSecret(init.ids.secret('realm-hs256'));
+    this.secret = realmSecret(init.secret ?? init.ids.secret('realm-hs256'));
     this.subjectIds = new SubjectIds(
       pairwiseSalt(init.ids.seeded ? init.ids.secret('pairwise-salt') : undefined, init.realm.name),
     );

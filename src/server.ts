@@ -19,6 +19,7 @@ import type { TokenResponse } from './oauth/token-set.js';
 import { parseJournalFilter, type JournalRecord } from './qa/journal.js';
 import { ENDPOINT_NAMES } from './http/paths.js';
 import { BackchannelLogout } from './oauth/backchannel-logout.js';
+import { openStore, type StoreBackend } from './store/backend.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -62,6 +63,12 @@ export interface MockIdpOptions {
   qaToken?: string;
   /** false: the QA API answers 404 (the in-process `mint()` still works). Default: true. */
   qaApi?: boolean;
+  /**
+   * Where sessions, codes, revocations and used assertion ids live: `memory` (the process; default) or
+   * `redis://[:password@]host:port[/db]` / `rediss://...`, shared by every process on that Redis
+   * (PRODUCT.md §12). An unusable store rejects before anything listens.
+   */
+  store?: string;
   /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
   logLevel?: LogLevel;
   /** Custom logger; wins over logLevel. */
@@ -198,7 +205,12 @@ async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Pro
 }
 
 /** Builds the provider of one realm: its own clock, ids, keys and secret. */
-async function providerOf(realm: Realm, options: MockIdpOptions, several: boolean): Promise<Provider> {
+async function providerOf(
+  realm: Realm,
+  options: MockIdpOptions,
+  several: boolean,
+  backend: StoreBackend | undefined,
+): Promise<Provider> {
   const start = options.clock ?? realm.clock?.start;
   const clock = new Clock({
     ...(start !== undefined ? { startMs: parseInstant(start) } : {}),
@@ -207,7 +219,24 @@ async function providerOf(realm: Realm, options: MockIdpOptions, several: boolea
   const seed = options.seed ?? realm.seed;
   // Two realms with one seed must still differ: each realm's ids derive from the seed and its name.
   const ids = new Ids(seed !== undefined && several ? `${seed}\u0000realm\u0000${realm.name}` : seed);
-  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile);
+  const share =
+    backend?.kind === 'redis'
+      ? (name: string, make: () => Promise<string>, valid: (value: string) => boolean) =>
+          backend.shared(realm.name, name, make, valid)
+      : undefined;
+  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share);
+  // The realm's HS256 secret (refresh tokens, browser cookies): from the seed, else shared by the replicas.
+  const secret =
+    share !== undefined && seed === undefined
+      ? Buffer.from(
+          await share(
+            'realm-secret',
+            async () => ids.secret('realm-hs256').toString('base64url'),
+            (value) => /^[A-Za-z0-9_-]{43}$/.test(value),
+          ),
+          'base64url',
+        )
+      : undefined;
   const issuer = several ? undefined : options.issuer;
   return new Provider({
     realm,
@@ -215,11 +244,13 @@ async function providerOf(realm: Realm, options: MockIdpOptions, several: boolea
     ids,
     keys,
     ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
+    ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
+    ...(secret !== undefined ? { secret } : {}),
   });
 }
 
 /** Builds the providers of every realm of the options (the first first), without listening. */
-export async function createProviders(options: MockIdpOptions): Promise<Provider[]> {
+export async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
   const sources = sourcesOf(options);
   const several = sources.length > 1;
   if (several && options.keyFile !== undefined)
@@ -231,7 +262,7 @@ export async function createProviders(options: MockIdpOptions): Promise<Provider
       'a fixed issuer (--issuer) names one realm: with several fixtures files, give each realm its `issuer`',
     );
   const realms = await loadRealms(sources);
-  return Promise.all(realms.map((realm) => providerOf(realm, options, several)));
+  return Promise.all(realms.map((realm) => providerOf(realm, options, several, backend)));
 }
 
 /** Builds the provider of the (first) realm, without listening. */
@@ -305,8 +336,15 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
  * listens on nothing) when the fixtures, key or flags are bad.
  */
 export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
-  const providers = await createProviders(options);
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
+  const backend = await openStore(options.store, log);
+  let providers: Provider[];
+  try {
+    providers = await createProviders(options, backend);
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
   const running = providers.map((provider) => runRealm(provider, options, log));
   // Idle sessions end on each realm's mock clock: look once a second (and the clock may jump when moved).
   const expiry = setInterval(() => {
@@ -316,13 +354,15 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   const app = createApp(
     running.map(({ provider, qa }) => ({ provider, hooks: qa.hooks })),
     log,
+    () => backend.health(),
   );
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   const host = options.host ?? '127.0.0.1';
-  const address = await listen(server, options.port ?? 0, host).catch((err: unknown) => {
+  const address = await listen(server, options.port ?? 0, host).catch(async (err: unknown) => {
     clearInterval(expiry);
     for (const r of running) r.backchannel.close();
+    await backend.close();
     throw err;
   });
   const shownHost =
@@ -347,7 +387,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     close: (closeOptions = {}) => {
       clearInterval(expiry);
       for (const r of running) r.backchannel.close();
-      return closeServer(server, closeOptions.graceMs ?? 0);
+      return closeServer(server, closeOptions.graceMs ?? 0).finally(() => backend.close());
     },
   };
 }

@@ -2,6 +2,7 @@
 import { FixturesError } from '../fixtures/errors.js';
 import { KeyLoadError } from '../keys/load-key.js';
 import { OAuthError } from '../oauth/errors.js';
+import { StoreError } from '../store/backend.js';
 
 /** ok; failure (bad input, refused request); usage (bad flags); unavailable (the server could not be reached). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, unavailable: 3 } as const;
@@ -22,6 +23,7 @@ export function reportError(err: unknown, stderr: (line: string) => void): numbe
     err instanceof FixturesError ||
     err instanceof KeyLoadError ||
     err instanceof CliError ||
+    err instanceof StoreError ||
     err instanceof RangeError
   ) {
     stderr(err.message);

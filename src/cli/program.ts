@@ -88,6 +88,12 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .env('MOCK_IDP_QA_TOKEN')
         .argParser(parseQaToken),
     )
+    .addOption(
+      new Option(
+        '--store <url>',
+        'where state lives: memory (default) or redis://[:password@]host:port[/db], shared by replicas',
+      ).env('MOCK_IDP_STORE'),
+    )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
     .allowExcessArguments(true)
     .action(async (options: ServeOptions, command: Command) => {

@@ -20,6 +20,8 @@ export interface ServeOptions {
   qaToken?: string;
   /** false: `--no-qa-api` or `MOCK_IDP_QA_API=off`. */
   qaApi?: boolean;
+  /** `--store` / `MOCK_IDP_STORE`: memory or a Redis URL. */
+  store?: string;
 }
 
 export interface ServeIo {
@@ -42,6 +44,7 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.qaToken !== undefined ? { qaToken: o.qaToken } : {}),
     ...(o.qaApi === false ? { qaApi: false } : {}),
+    ...(o.store !== undefined ? { store: o.store } : {}),
   };
 }
 

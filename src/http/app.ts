@@ -1,4 +1,5 @@
 // The express app: health, one realm router per realm at /realms/{realm}, request log, one error handler.
+import type { StoreHealth } from '../store/backend.js';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
@@ -76,7 +77,11 @@ function requestLog(fallback: Provider, log: Logger): RequestHandler {
   };
 }
 
-export function createApp(realms: readonly ServedRealm[], log: Logger): express.Express {
+export function createApp(
+  realms: readonly ServedRealm[],
+  log: Logger,
+  storeHealth: () => StoreHealth = () => ({ ok: true }),
+): express.Express {
   const first = realms[0];
   if (first === undefined) throw new Error('createApp needs at least one realm');
   const app = express();
@@ -87,7 +92,9 @@ export function createApp(realms: readonly ServedRealm[], log: Logger): express.
   app.use(requestLog(first.provider, log));
 
   app.get('/health', (_req, res) => {
-    sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });
+    const store = storeHealth();
+    if (store.ok) sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });
+    else sendJson(res, 503, { status: 'DOWN', reason: store.reason }, { 'Cache-Control': 'no-store' });
   });
 
   // A realm's name is fixed for the server's life (PUT /mock/fixtures refuses to change it): a literal

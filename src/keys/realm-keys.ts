@@ -2,9 +2,30 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Realm } from '../fixtures/realm.js';
 import { generateSigningKey, KeyStore, toSigningKey } from './key-store.js';
+import { takeEphemeralKey } from './ephemeral.js';
 import { parsePrivateKey, readPrivateKeyFile } from './load-key.js';
 
-export async function loadRealmKeys(realm: Realm, keyFile: string | undefined): Promise<KeyStore> {
+/** Stores a value shared by every process of the realm (a Redis store), or undefined: the key is the process's own. */
+export type ShareValue = (
+  name: string,
+  make: () => Promise<string>,
+  valid: (value: string) => boolean,
+) => Promise<string>;
+
+function isPrivateKey(pem: string): boolean {
+  try {
+    parsePrivateKey(pem);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function loadRealmKeys(
+  realm: Realm,
+  keyFile: string | undefined,
+  share?: ShareValue,
+): Promise<KeyStore> {
   if (keyFile !== undefined) return new KeyStore([await toSigningKey(await readPrivateKeyFile(keyFile))]);
   if (realm.keys !== undefined) {
     const keys = await Promise.all(
@@ -20,6 +41,15 @@ export async function loadRealmKeys(realm: Realm, keyFile: string | undefined): 
       }),
     );
     return new KeyStore(keys);
+  }
+  if (share !== undefined) {
+    // A shared store: the first process makes the ephemeral key and stores it, the others load it.
+    const pem = await share(
+      'signing-key',
+      async () => (await takeEphemeralKey()).export({ format: 'pem', type: 'pkcs8' }).toString(),
+      isPrivateKey,
+    );
+    return new KeyStore([await toSigningKey(parsePrivateKey(pem, 'the shared signing key'))]);
   }
   return new KeyStore([await generateSigningKey()]);
 }

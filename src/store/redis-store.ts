@@ -1,0 +1,451 @@
+// The Redis store (PRODUCT.md §12): a realm's sessions, codes, spent codes, revocations, assertion ids and
+// ended-session tombstones under `mock-idp:{realm}:`, shared by every process on the same Redis. Expiry is
+// decided on the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use things are
+// atomic in Redis: GETDEL takes a code or a session, SET NX records an assertion id, a Lua script expires.
+import type { Redis as RedisClient } from 'ioredis';
+import { z } from 'zod';
+import { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import { OAuthError } from '../oauth/errors.js';
+import {
+  ASSERTION_TOLERANCE_S,
+  type CodeGrant,
+  type Session,
+  type SessionEndListener,
+  type SessionEndReason,
+  type StateStore,
+} from '../oauth/store.js';
+import { redact, StoreError, type StoreBackend, type StoreHealth } from './backend.js';
+
+/** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
+const CLEANUP_MS = 24 * 3600 * 1000;
+
+const sessionSchema = z.object({
+  id: z.string(),
+  clientId: z.string(),
+  clients: z.array(z.string()),
+  issuer: z.string(),
+  browser: z.boolean(),
+  username: z.string().optional(),
+  sub: z.string(),
+  authTime: z.number(),
+  expiresAt: z.number(),
+});
+
+const codeSchema = z.object({
+  code: z.string(),
+  clientId: z.string(),
+  redirectUri: z.string(),
+  scopes: z.array(z.string()),
+  sessionId: z.string(),
+  username: z.string(),
+  nonce: z.string().optional(),
+  sessionState: z.string().optional(),
+  codeChallenge: z.string().optional(),
+  codeChallengeMethod: z.enum(['S256', 'plain']).optional(),
+  expiresAt: z.number(),
+});
+
+const spentSchema = z.object({ sessionId: z.string(), expiresAt: z.number() });
+
+/** Removes the sessions of the index whose expiresAt (by the mock clock, ARGV[1]) has passed; returns them. */
+const EXPIRE_SCRIPT = `
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local out = {}
+for _, id in ipairs(ids) do
+  local key = ARGV[2] .. id
+  local raw = redis.call('GET', key)
+  local ok, s = false, nil
+  if raw then ok, s = pcall(cjson.decode, raw) end
+  if not raw or not ok or type(s) ~= 'table' or type(s.expiresAt) ~= 'number' then
+    redis.call('ZREM', KEYS[1], id)
+  elseif s.expiresAt <= tonumber(ARGV[1]) then
+    redis.call('DEL', key)
+    redis.call('ZREM', KEYS[1], id)
+    table.insert(out, raw)
+  else
+    redis.call('ZADD', KEYS[1], s.expiresAt, id)
+  end
+end
+return out
+`;
+
+/** Every store failure a request meets becomes this: 503, as the real provider answers while degraded. */
+export function unavailable(): OAuthError {
+  return new OAuthError(
+    'temporarily_unavailable',
+    'The state store (Redis) is unavailable; retry later',
+    503,
+  );
+}
+
+class RedisStateStore implements StateStore {
+  readonly #redis: RedisClient;
+  readonly #clock: Clock;
+  readonly #prefix: string;
+  readonly #index: string;
+  readonly #listeners: SessionEndListener[] = [];
+  readonly #badData: (what: string) => void;
+  tombstoneSeconds = 0;
+
+  constructor(redis: RedisClient, realm: string, clock: Clock, badData: (what: string) => void) {
+    this.#redis = redis;
+    this.#clock = clock;
+    this.#prefix = `mock-idp:${realm}:`;
+    this.#index = `${this.#prefix}sessions`;
+    this.#badData = badData;
+  }
+
+  #key(kind: string, id: string): string {
+    return `${this.#prefix}${kind}:${id}`;
+  }
+
+  /** PX for a record the mock clock expires at `expiresAt`: the mock lifetime left plus a day. */
+  #ttl(expiresAt: number): number {
+    return Math.max(0, Math.min(expiresAt - this.#clock.nowSeconds(), 10 * 365 * 86400)) * 1000 + CLEANUP_MS;
+  }
+
+  async #run<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      if (err instanceof OAuthError) throw err;
+      throw unavailable();
+    }
+  }
+
+  #parse<T>(raw: string | null, schema: z.ZodType<T>, what: string): T | undefined {
+    if (raw === null) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      this.#badData(what);
+      return undefined;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      this.#badData(what);
+      return undefined;
+    }
+    return parsed.data;
+  }
+
+  #session(raw: string | null): Session | undefined {
+    const s = this.#parse(raw, sessionSchema, 'session');
+    if (s === undefined) return undefined;
+    const { username, ...rest } = s;
+    return { ...rest, ...(username !== undefined ? { username } : {}) };
+  }
+
+  onSessionEnd(listener: SessionEndListener): void {
+    this.#listeners.push(listener);
+  }
+
+  async #tellEnded(session: Session, reason: SessionEndReason): Promise<void> {
+    const now = this.#clock.nowSeconds();
+    const until = Math.max(session.expiresAt, now) + this.tombstoneSeconds;
+    await this.#redis.set(this.#key('ended', session.id), String(until), 'PX', this.#ttl(until));
+    for (const listener of this.#listeners) listener(session, reason);
+  }
+
+  addSession(session: Session): Promise<void> {
+    return this.#run(async () => {
+      await this.#redis
+        .multi()
+        .set(this.#key('session', session.id), JSON.stringify(session), 'PX', this.#ttl(session.expiresAt))
+        .zadd(this.#index, session.expiresAt, session.id)
+        .exec();
+    });
+  }
+
+  saveSession(session: Session): Promise<void> {
+    return this.#run(async () => {
+      await this.#redis
+        .multi()
+        .set(
+          this.#key('session', session.id),
+          JSON.stringify(session),
+          'PX',
+          this.#ttl(session.expiresAt),
+          'XX',
+        )
+        .zadd(this.#index, 'XX', session.expiresAt, session.id)
+        .exec();
+    });
+  }
+
+  activeSession(id: string | undefined): Promise<Session | undefined> {
+    if (id === undefined) return Promise.resolve(undefined);
+    return this.#run(async () => {
+      const s = this.#session(await this.#redis.get(this.#key('session', id)));
+      return s !== undefined && s.expiresAt > this.#clock.nowSeconds() ? s : undefined;
+    });
+  }
+
+  sessions(): Promise<Session[]> {
+    return this.#run(async () => {
+      const now = this.#clock.nowSeconds();
+      const ids = await this.#redis.zrangebyscore(this.#index, `(${now}`, '+inf');
+      if (ids.length === 0) return [];
+      const raws = await this.#redis.mget(ids.map((id) => this.#key('session', id)));
+      return raws
+        .map((raw) => this.#session(raw))
+        .filter((s): s is Session => s !== undefined && s.expiresAt > now);
+    });
+  }
+
+  sessionStatus(id: string): Promise<'active' | 'ended' | 'unknown'> {
+    return this.#run(async () => {
+      const now = this.#clock.nowSeconds();
+      const [raw, until] = await this.#redis.mget(this.#key('session', id), this.#key('ended', id));
+      const session = this.#session(raw ?? null);
+      if (session !== undefined) return session.expiresAt > now ? 'active' : 'ended';
+      return until != null && Number(until) > now ? 'ended' : 'unknown';
+    });
+  }
+
+  /** Takes a session out atomically: of several processes ending it, one gets it (and tells its listeners). */
+  async #take(id: string): Promise<Session | undefined> {
+    const results = await this.#redis.multi().getdel(this.#key('session', id)).zrem(this.#index, id).exec();
+    const raw = results?.[0]?.[1];
+    return this.#session(typeof raw === 'string' ? raw : null);
+  }
+
+  endSession(id: string, reason: SessionEndReason): Promise<boolean> {
+    return this.#run(async () => {
+      const session = await this.#take(id);
+      const now = this.#clock.nowSeconds();
+      if (session === undefined) {
+        const until = now + this.tombstoneSeconds;
+        await this.#redis.set(this.#key('ended', id), String(until), 'PX', this.#ttl(until));
+        return false;
+      }
+      await this.#tellEnded(session, session.expiresAt > now ? reason : 'expired');
+      return true;
+    });
+  }
+
+  endAllSessions(reason: SessionEndReason): Promise<number> {
+    return this.#run(async () => {
+      const now = this.#clock.nowSeconds();
+      const ids = await this.#redis.zrange(this.#index, '0', '-1');
+      let active = 0;
+      for (const id of ids) {
+        const session = await this.#take(id);
+        if (session === undefined) continue;
+        const live = session.expiresAt > now;
+        if (live) active++;
+        await this.#tellEnded(session, live ? reason : 'expired');
+      }
+      await this.#deleteMatching(`${this.#prefix}code:*`);
+      return active;
+    });
+  }
+
+  async #deleteMatching(pattern: string): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      if (keys.length > 0) await this.#redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+
+  expireSessions(): Promise<number> {
+    return this.#run(async () => {
+      const now = this.#clock.nowSeconds();
+      const raws = (await this.#redis.eval(
+        EXPIRE_SCRIPT,
+        1,
+        this.#index,
+        String(now),
+        `${this.#prefix}session:`,
+      )) as string[];
+      let n = 0;
+      for (const raw of raws) {
+        const session = this.#session(raw);
+        if (session === undefined) continue;
+        await this.#tellEnded(session, 'expired');
+        n++;
+      }
+      return n;
+    });
+  }
+
+  addCode(grant: CodeGrant): Promise<void> {
+    return this.#run(async () => {
+      await this.#redis.set(
+        this.#key('code', grant.code),
+        JSON.stringify(grant),
+        'PX',
+        this.#ttl(grant.expiresAt),
+      );
+    });
+  }
+
+  takeCode(code: string): Promise<CodeGrant | undefined> {
+    return this.#run(async () => {
+      const grant = this.#parse(await this.#redis.getdel(this.#key('code', code)), codeSchema, 'code');
+      if (grant === undefined) return undefined;
+      const { nonce, sessionState, codeChallenge, codeChallengeMethod, ...rest } = grant;
+      return {
+        ...rest,
+        ...(nonce !== undefined ? { nonce } : {}),
+        ...(sessionState !== undefined ? { sessionState } : {}),
+        ...(codeChallenge !== undefined ? { codeChallenge } : {}),
+        ...(codeChallengeMethod !== undefined ? { codeChallengeMethod } : {}),
+      };
+    });
+  }
+
+  markCodeSpent(grant: CodeGrant): Promise<void> {
+    return this.#run(async () => {
+      const spent = { sessionId: grant.sessionId, expiresAt: grant.expiresAt };
+      await this.#redis.set(
+        this.#key('spent', grant.code),
+        JSON.stringify(spent),
+        'PX',
+        this.#ttl(grant.expiresAt),
+      );
+    });
+  }
+
+  spentCodeSession(code: string): Promise<string | undefined> {
+    return this.#run(async () => {
+      const spent = this.#parse(await this.#redis.get(this.#key('spent', code)), spentSchema, 'spent code');
+      return spent !== undefined && spent.expiresAt > this.#clock.nowSeconds() ? spent.sessionId : undefined;
+    });
+  }
+
+  revoke(jti: string, exp: number): Promise<void> {
+    return this.#run(async () => {
+      await this.#redis.set(this.#key('revoked', jti), String(exp), 'PX', this.#ttl(exp));
+    });
+  }
+
+  isRevoked(jti: string | undefined): Promise<boolean> {
+    if (jti === undefined) return Promise.resolve(false);
+    return this.#run(async () => (await this.#redis.exists(this.#key('revoked', jti))) === 1);
+  }
+
+  useAssertion(clientId: string, jti: string, exp: number): Promise<boolean> {
+    return this.#run(async () => {
+      // Kept until both the mock and the real clock have passed exp (+ tolerance), as the memory store does.
+      const realNow = Math.floor(Clock.realMs() / 1000);
+      const left = Math.max(exp - Math.min(this.#clock.nowSeconds(), realNow), 0) + ASSERTION_TOLERANCE_S;
+      const key = this.#key('jti', `${clientId}\u0000${jti}`);
+      const ok = await this.#redis.set(key, String(exp), 'PX', left * 1000 + CLEANUP_MS, 'NX');
+      return ok === 'OK';
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
+class RedisBackend implements StoreBackend {
+  readonly kind = 'redis';
+  readonly #redis: RedisClient;
+  readonly #log: Logger;
+  readonly #where: string;
+  readonly #reportedBad = new Set<string>();
+  lastError: string | undefined;
+
+  constructor(redis: RedisClient, log: Logger, where: string) {
+    this.#redis = redis;
+    this.#log = log;
+    this.#where = where;
+  }
+
+  /** Data that does not parse counts as absent; said once per kind, never a 500. */
+  #badData = (what: string): void => {
+    if (this.#reportedBad.has(what)) return;
+    this.#reportedBad.add(what);
+    this.#log.warn(
+      `mock-idp: a ${what} in Redis does not parse (another program's key, an older format?): ignored`,
+    );
+  };
+
+  storeFor(realm: string, clock: Clock): StateStore {
+    return new RedisStateStore(this.#redis, realm, clock, this.#badData);
+  }
+
+  async shared(
+    realm: string,
+    name: string,
+    make: () => Promise<string>,
+    valid: (value: string) => boolean,
+  ): Promise<string> {
+    const key = `mock-idp:${realm}:${name}`;
+    const existing = await this.#redis.get(key);
+    if (existing !== null && valid(existing)) return existing;
+    const value = await make();
+    if (existing !== null) {
+      this.#badData(name);
+      await this.#redis.set(key, value);
+      return value;
+    }
+    // The first process to store it wins; the others load the winner's.
+    if ((await this.#redis.set(key, value, 'NX')) === 'OK') return value;
+    const winner = await this.#redis.get(key);
+    return winner !== null && valid(winner) ? winner : value;
+  }
+
+  health(): StoreHealth {
+    if (this.#redis.status === 'ready') return { ok: true };
+    return {
+      ok: false,
+      reason: `Redis at ${this.#where} is unavailable (${this.#redis.status}${this.lastError !== undefined ? `: ${this.lastError}` : ''})`,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#redis.disconnect();
+  }
+}
+
+/** Connects to Redis and checks it answers; a clear StoreError (nothing listening yet) when it does not. */
+export async function openRedisBackend(url: URL, log: Logger): Promise<StoreBackend> {
+  const { Redis } = await import('ioredis');
+  const where = redact(url);
+  let started = false;
+  let lastStartError: string | undefined;
+  let down = false;
+  const redis = new Redis(url.href, {
+    lazyConnect: true,
+    // While disconnected, commands fail at once (a 503) instead of queueing until Redis is back.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 2000,
+    connectTimeout: 3000,
+    // At start, one attempt; once running, reconnect for ever (recovering by itself).
+    retryStrategy: (times) => (started ? Math.min(times * 100, 1000) : null),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  });
+  const backend = new RedisBackend(redis, log, where);
+  redis.on('error', (err: Error) => {
+    if (!started) {
+      lastStartError = err.message;
+      return;
+    }
+    backend.lastError = err.message;
+    if (!down)
+      log.error(`mock-idp: lost the store at ${where}: ${err.message} (answering 503 until it is back)`);
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) log.warn(`mock-idp: the store at ${where} is back`);
+    down = false;
+    backend.lastError = undefined;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    const message = lastStartError ?? (err as Error).message;
+    throw new StoreError(`--store: cannot use Redis at ${where}: ${message}`);
+  }
+  started = true;
+  return backend;
+}

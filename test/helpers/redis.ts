@@ -1,0 +1,118 @@
+// A real redis-server (Debian's package) for the Redis store tests: a free port, its own empty data
+// directory, no persistence, stopped by its pid. In CI (CI set) a missing redis-server fails the run.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { tempDir } from './files.js';
+
+const BINARY = 'redis-server';
+
+/** Whether redis-server can run here. */
+export const HAVE_REDIS = spawnSync(BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** In CI a missing redis-server is a failure, never a skip; locally the Redis tests skip without it. */
+export const SKIP_REDIS = !HAVE_REDIS && !process.env['CI'];
+
+if (!HAVE_REDIS && process.env['CI'])
+  throw new Error('redis-server is not installed: .ci/run installs it (apt-get install -y redis-server)');
+
+export interface RedisServer {
+  port: number;
+  /** redis://127.0.0.1:PORT */
+  url: string;
+  /** Stops the server (SIGTERM by pid, SIGKILL after 5 s). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (after stop), empty unless it was only stopped. */
+  start(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once the port answers a RESP PING with +PONG. */
+async function answers(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.setTimeout(500);
+      socket.once('connect', () => socket.write('PING\r\n'));
+      socket.once('data', (data) => {
+        socket.destroy();
+        // NOAUTH: up, with a password (--requirepass).
+        resolve(/^(\+PONG|-NOAUTH)/.test(data.toString()));
+      });
+      socket.once('error', () => resolve(false));
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve(false);
+      });
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts redis-server on a free port; `args` are extra options (e.g. ['--requirepass', 'secret']). */
+export async function startRedis(args: string[] = []): Promise<RedisServer> {
+  const port = await freePort();
+  const data = tempDir();
+  let child: ChildProcess | undefined;
+  const start = async (): Promise<void> => {
+    child = spawn(
+      BINARY,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        data.dir,
+        ...args,
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      await answers(port, 10_000);
+    } catch (err) {
+      if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+      throw err;
+    }
+  };
+  const stop = async (): Promise<void> => {
+    const running = child;
+    if (running?.pid === undefined || running.exitCode !== null || running.signalCode !== null) return;
+    const ended = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    process.kill(running.pid, 'SIGTERM');
+    const force = setTimeout(() => running.pid !== undefined && process.kill(running.pid, 'SIGKILL'), 5000);
+    await ended;
+    clearTimeout(force);
+  };
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    start,
+    stop: async () => {
+      await stop();
+    },
+  };
+}
+
+/** Stops a server and removes nothing else: its data directory is a temp dir with persistence off. */
+export async function stopRedis(server: RedisServer | undefined): Promise<void> {
+  await server?.stop();
+}

@@ -1,0 +1,189 @@
+// The StateStore contract, one suite run against both stores: memory and a real redis-server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { Clock } from '../../src/clock.js';
+import { createLogger } from '../../src/log.js';
+import type { CodeGrant, Session, SessionEndReason, StateStore } from '../../src/oauth/store.js';
+import { openStore, type StoreBackend } from '../../src/store/backend.js';
+import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
+
+const START = Date.UTC(2030, 0, 1) / 1000;
+
+interface Kind {
+  name: 'memory' | 'redis';
+  skip: boolean;
+}
+
+const KINDS: Kind[] = [
+  { name: 'memory', skip: false },
+  { name: 'redis', skip: SKIP_REDIS },
+];
+
+function session(id: string, expiresAt = START + 600): Session {
+  return {
+    id,
+    clientId: 'web-app',
+    clients: ['web-app'],
+    issuer: 'http://127.0.0.1/realms/contract',
+    browser: true,
+    username: 'alice',
+    sub: 'sub-alice',
+    authTime: START,
+    expiresAt,
+  };
+}
+
+function code(value: string, sessionId: string): CodeGrant {
+  return {
+    code: value,
+    clientId: 'web-app',
+    redirectUri: 'http://localhost:3000/callback',
+    scopes: ['openid'],
+    sessionId,
+    username: 'alice',
+    nonce: 'n0',
+    codeChallenge: 'c'.repeat(43),
+    codeChallengeMethod: 'S256',
+    expiresAt: START + 60,
+  };
+}
+
+describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
+  let redis: RedisServer | undefined;
+  let backend: StoreBackend;
+  let realmCount = 0;
+  const warnings: string[] = [];
+
+  beforeAll(async () => {
+    if (skip) return;
+    if (name === 'redis') redis = await startRedis();
+    const log = createLogger(
+      'warn',
+      () => undefined,
+      (line) => warnings.push(line),
+    );
+    backend = await openStore(redis?.url ?? 'memory', log);
+  });
+  afterAll(async () => {
+    await backend?.close();
+    await redis?.stop();
+  });
+
+  /** A fresh realm's store on a frozen clock, and what its listeners were told. */
+  function fresh(): { store: StateStore; clock: Clock; ended: [string, SessionEndReason][]; realm: string } {
+    const realm = `contract${++realmCount}`;
+    const clock = new Clock({ startMs: START * 1000, frozen: true });
+    const store = backend.storeFor(realm, clock);
+    store.tombstoneSeconds = 1800;
+    const ended: [string, SessionEndReason][] = [];
+    store.onSessionEnd((s, reason) => ended.push([s.id, reason]));
+    return { store, clock, ended, realm };
+  }
+
+  it.skipIf(skip)('a session is active until its expiry by the mock clock, then ended', async () => {
+    const { store, clock, ended } = fresh();
+    await store.addSession(session('s1'));
+    expect(await store.activeSession('s1')).toEqual(session('s1'));
+    expect(await store.sessionStatus('s1')).toBe('active');
+    expect((await store.sessions()).map((s) => s.id)).toEqual(['s1']);
+    clock.advance(600);
+    expect(await store.activeSession('s1')).toBeUndefined();
+    expect(await store.sessionStatus('s1')).toBe('ended');
+    expect(await store.expireSessions()).toBe(1);
+    expect(ended).toEqual([['s1', 'expired']]);
+    expect(await store.sessionStatus('s1')).toBe('ended');
+    expect(await store.expireSessions()).toBe(0);
+    expect(await store.sessionStatus('never')).toBe('unknown');
+  });
+
+  it.skipIf(skip)('saveSession writes changes back, and never brings an ended session back', async () => {
+    const { store } = fresh();
+    await store.addSession(session('s2'));
+    const s = (await store.activeSession('s2')) as Session;
+    s.clients.push('spa');
+    s.expiresAt = START + 1200;
+    await store.saveSession(s);
+    expect(await store.activeSession('s2')).toMatchObject({
+      clients: ['web-app', 'spa'],
+      expiresAt: START + 1200,
+    });
+    expect(await store.endSession('s2', 'logout')).toBe(true);
+    await store.saveSession(s);
+    expect(await store.activeSession('s2')).toBeUndefined();
+    expect(await store.sessionStatus('s2')).toBe('ended');
+  });
+
+  it.skipIf(skip)(
+    'endSession tells the listeners once; a session never held leaves a tombstone',
+    async () => {
+      const { store, ended } = fresh();
+      await store.addSession(session('s3'));
+      const both = await Promise.all([store.endSession('s3', 'logout'), store.endSession('s3', 'logout')]);
+      expect(both.sort()).toEqual([false, true]);
+      expect(ended).toEqual([['s3', 'logout']]);
+      expect(await store.endSession('offline', 'revoked')).toBe(false);
+      expect(await store.sessionStatus('offline')).toBe('ended');
+    },
+  );
+
+  it.skipIf(skip)('endAllSessions ends every session and drops every code', async () => {
+    const { store, ended } = fresh();
+    await store.addSession(session('a'));
+    await store.addSession(session('b'));
+    await store.addCode(code('c1', 'a'));
+    expect(await store.endAllSessions('qa')).toBe(2);
+    expect(ended.map(([id]) => id).sort()).toEqual(['a', 'b']);
+    expect(await store.sessions()).toEqual([]);
+    expect(await store.takeCode('c1')).toBeUndefined();
+  });
+
+  it.skipIf(skip)(
+    'a code is taken once, even by racing callers; a spent code names its session',
+    async () => {
+      const { store } = fresh();
+      await store.addCode(code('c2', 's'));
+      const taken = await Promise.all(Array.from({ length: 8 }, () => store.takeCode('c2')));
+      expect(taken.filter((t) => t !== undefined)).toEqual([code('c2', 's')]);
+      await store.markCodeSpent(code('c2', 's'));
+      expect(await store.spentCodeSession('c2')).toBe('s');
+      expect(await store.spentCodeSession('other')).toBeUndefined();
+    },
+  );
+
+  it.skipIf(skip)(
+    'revocations and assertion ids: revoked stays revoked, an assertion id is used once',
+    async () => {
+      const { store } = fresh();
+      expect(await store.isRevoked('j1')).toBe(false);
+      await store.revoke('j1', START + 300);
+      expect(await store.isRevoked('j1')).toBe(true);
+      expect(await store.isRevoked(undefined)).toBe(false);
+      const uses = await Promise.all(
+        Array.from({ length: 6 }, () => store.useAssertion('web-app', 'a1', START + 60)),
+      );
+      expect(uses.filter(Boolean)).toHaveLength(1);
+      expect(await store.useAssertion('spa', 'a1', START + 60)).toBe(true);
+    },
+  );
+
+  // Only Redis holds data another program could have written.
+  if (name === 'redis')
+    it.skipIf(skip)('data in Redis that does not parse is absent, logged once, never an error', async () => {
+      const { store, realm } = fresh();
+      const client = new Redis((redis as RedisServer).url);
+      try {
+        await client.set(`mock-idp:${realm}:session:junk`, '{not json');
+        await client.set(`mock-idp:${realm}:session:old`, JSON.stringify({ id: 'old', v: 1 }));
+        await client.set(`mock-idp:${realm}:code:junk`, 'plain text');
+        await client.zadd(`mock-idp:${realm}:sessions`, START + 100, 'junk', START + 100, 'old');
+        expect(await store.activeSession('junk')).toBeUndefined();
+        expect(await store.activeSession('old')).toBeUndefined();
+        expect(await store.sessions()).toEqual([]);
+        expect(await store.takeCode('junk')).toBeUndefined();
+        expect(await store.sessionStatus('junk')).toBe('unknown');
+        expect(warnings.filter((w) => w.includes('a session in Redis does not parse'))).toHaveLength(1);
+      } finally {
+        client.disconnect();
+      }
+    });
+});

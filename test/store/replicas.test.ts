@@ -1,0 +1,173 @@
+// PRODUCT.md §12: several real `mock-idp serve` processes on one real redis-server behave as one provider.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { authorize, BATCH_JOB, exchangeCode, WEB_APP } from '../helpers/bundled.js';
+import { ensureBuilt, runBin, spawnServer, type ServeProcess } from '../helpers/cli.js';
+import { get, postForm, type Answer } from '../helpers/http.js';
+import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
+import { endpointsOf } from '../helpers/server.js';
+
+describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
+  let redis: RedisServer;
+  const started: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    ensureBuilt();
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    for (const p of started.splice(0)) await p.stop('SIGKILL');
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  async function replica(): Promise<ServeProcess> {
+    const p = await spawnServer(['--store', redis.url, '--quiet']);
+    started.push(p);
+    return p;
+  }
+
+  function refresh(base: string, token: string): Promise<Answer> {
+    return postForm(endpointsOf(base).token, { grant_type: 'refresh_token', refresh_token: token }, WEB_APP);
+  }
+
+  function introspect(base: string, token: string): Promise<Answer> {
+    return postForm(endpointsOf(base).introspect, { token }, WEB_APP);
+  }
+
+  it('a code issued at A is exchanged at B; refreshed at B, introspected at C; the key is shared', async () => {
+    const [a, b, c] = await Promise.all([replica(), replica(), replica()]);
+    const { code } = await authorize(a.base, 'alice');
+    const exchanged = await exchangeCode(b.base, code);
+    expect(exchanged.status).toBe(200);
+    const refreshed = await refresh(b.base, String(exchanged.json['refresh_token']));
+    expect(refreshed.status).toBe(200);
+    const access = String(refreshed.json['access_token']);
+    expect((await introspect(c.base, access)).json['active']).toBe(true);
+    // Every replica publishes the one ephemeral key the first one made.
+    const jwks = createRemoteJWKSet(new URL(endpointsOf(c.base).certs));
+    const { payload } = await jwtVerify(access, jwks);
+    expect(payload.sub).toBe('0b7c7f6e-1c2d-4a5b-9c8d-112233445566');
+  });
+
+  it('a logout at A ends the session everywhere: a refresh at B is refused', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const { code } = await authorize(a.base, 'alice');
+    const tokens = await exchangeCode(a.base, code);
+    const refreshToken = String(tokens.json['refresh_token']);
+    const logout = await postForm(endpointsOf(a.base).logout, { refresh_token: refreshToken }, WEB_APP);
+    expect(logout.status).toBe(204);
+    const refused = await refresh(b.base, refreshToken);
+    expect(refused.status).toBe(400);
+    expect(refused.json['error']).toBe('invalid_grant');
+    expect((await introspect(b.base, String(tokens.json['access_token']))).json['active']).toBe(false);
+  });
+
+  it('two replicas racing on one code: exactly one 200', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    for (let round = 0; round < 5; round++) {
+      const { code } = await authorize(a.base, 'alice');
+      const answers = await Promise.all([exchangeCode(a.base, code), exchangeCode(b.base, code)]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+    }
+  });
+
+  it('kill -9 of A and a restart lose nothing: its sessions are still active', async () => {
+    const a = await replica();
+    const { code } = await authorize(a.base, 'alice');
+    const tokens = await exchangeCode(a.base, code);
+    const cc = await postForm(endpointsOf(a.base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
+    await a.stop('SIGKILL');
+    const again = await replica();
+    const refreshed = await refresh(again.base, String(tokens.json['refresh_token']));
+    expect(refreshed.status).toBe(200);
+    const active = await postForm(
+      endpointsOf(again.base).introspect,
+      { token: String(cc.json['access_token']) },
+      WEB_APP,
+    );
+    expect(active.json['active']).toBe(true);
+  });
+
+  it('Redis stopped mid-run: 503 temporarily_unavailable and /health 503, then recovery by itself', async () => {
+    const a = await replica();
+    const { code } = await authorize(a.base, 'alice');
+    const tokens = await exchangeCode(a.base, code);
+    await redis.stop();
+    try {
+      const down = await postForm(endpointsOf(a.base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
+      expect(down.status).toBe(503);
+      expect(down.json['error']).toBe('temporarily_unavailable');
+      const introspected = await introspect(a.base, String(tokens.json['access_token']));
+      expect(introspected.status).toBe(503);
+      const health = await get(new URL(a.base).origin + '/health');
+      expect(health.status).toBe(503);
+      expect(String(health.json['reason'])).toContain('Redis');
+      const auth = await fetch(
+        `${endpointsOf(a.base).auth}?response_type=code&client_id=web-app&redirect_uri=${encodeURIComponent('http://localhost:3000/callback')}&login_hint=alice`,
+        { redirect: 'manual' },
+      );
+      expect(auth.status).toBe(503);
+    } finally {
+      await redis.start();
+    }
+    await expect
+      .poll(async () => (await get(new URL(a.base).origin + '/health')).status, { timeout: 10_000 })
+      .toBe(200);
+    // The store came back empty (no persistence): new sign-ins work again.
+    const fresh = await postForm(endpointsOf(a.base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
+    expect(fresh.status).toBe(200);
+  });
+});
+
+describe.skipIf(SKIP_REDIS)('--store at start', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    ensureBuilt();
+    redis = await startRedis(['--requirepass', 'sekret']);
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it.each([
+    ['a malformed URL', 'redis//nope', /is not a URL/],
+    ['an unknown scheme', 'postgres://127.0.0.1:5432', /unknown scheme "postgres"/],
+    ['a database that is no number', 'redis://127.0.0.1:6379/x', /database number/],
+    [
+      'an unreachable Redis',
+      'redis://127.0.0.1:1',
+      /cannot use Redis at redis:\/\/127\.0\.0\.1:1.*ECONNREFUSED/,
+    ],
+  ])('%s: a clear error, exit 1, nothing listening', async (_name, url, message) => {
+    const result = await runBin(['serve', '--port', '0', '--store', url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).not.toContain('listening on');
+  });
+
+  it('a wrong password: a clear error naming the store without the password, exit 1', async () => {
+    const result = await runBin([
+      'serve',
+      '--port',
+      '0',
+      '--store',
+      `redis://:wrong@127.0.0.1:${redis.port}`,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/WRONGPASS/);
+    expect(result.stderr).not.toContain('wrong@');
+    expect(result.stdout).not.toContain('listening on');
+  });
+
+  it('the right password and MOCK_IDP_STORE: serves', async () => {
+    const p = await spawnServer([], { MOCK_IDP_STORE: `redis://:sekret@127.0.0.1:${redis.port}/2` });
+    try {
+      const cc = await postForm(endpointsOf(p.base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
+      expect(cc.status).toBe(200);
+    } finally {
+      await p.stop();
+    }
+  });
+});
