@@ -133,6 +133,20 @@ export class Clock {
     this.#setMs(this.nowMs() + seconds * 1000, undefined);
   }
 
+  /** The clock's setting, to hand to another process's clock (replicas share it through the store). */
+  snapshot(): { frozenAtMs?: number; offsetMs: number } {
+    return {
+      ...(this.#frozenAtMs !== undefined ? { frozenAtMs: this.#frozenAtMs } : {}),
+      offsetMs: this.#offsetMs,
+    };
+  }
+
+  /** Takes over a snapshot() of another clock. */
+  restore(snapshot: { frozenAtMs?: number; offsetMs: number }): void {
+    this.#frozenAtMs = snapshot.frozenAtMs;
+    this.#offsetMs = snapshot.offsetMs;
+  }
+
   state(): ClockState {
     const ms = this.nowMs();
     return { now: new Date(ms).toISOString(), epoch: Math.floor(ms / 1000), frozen: this.frozen };

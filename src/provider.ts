@@ -7,6 +7,7 @@ import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import { MemoryStore, type Session, type StateStore } from './oauth/store.js';
 import { RequestJournal } from './qa/journal.js';
+import type { QaShare } from './store/qa-sync.js';
 import type { RealmContext, SessionInit } from './realm-context.js';
 import { pairwiseSalt, SubjectIds } from './tokens/pairwise.js';
 import { realmSecret, type RealmSecret } from './tokens/sign.js';
@@ -25,6 +26,12 @@ export class Provider implements RealmContext {
   readonly journal = new RequestJournal();
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
+  /** kid → PEM of the keys made at run time, for replicas to load (a shared store only). */
+  readonly keyPems = new Map<string, string>();
+  /** The text of the last PUT /mock/fixtures, for replicas to take over. */
+  fixturesText: string | undefined;
+  /** With a shared store: publishes QA changes (clock, keys, fixtures) to the other replicas. */
+  qaShare: QaShare | undefined;
 
   constructor(init: {
     realm: Realm;

@@ -20,6 +20,7 @@ import { parseJournalFilter, type JournalRecord } from './qa/journal.js';
 import { ENDPOINT_NAMES } from './http/paths.js';
 import { BackchannelLogout } from './oauth/backchannel-logout.js';
 import { openStore, type StoreBackend } from './store/backend.js';
+import { shareQaState } from './store/qa-sync.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -224,7 +225,8 @@ async function providerOf(
       ? (name: string, make: () => Promise<string>, valid: (value: string) => boolean) =>
           backend.shared(realm.name, name, make, valid)
       : undefined;
-  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share);
+  const pems = new Map<string, string>();
+  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share, pems);
   // The realm's HS256 secret (refresh tokens, browser cookies): from the seed, else shared by the replicas.
   const secret =
     share !== undefined && seed === undefined
@@ -238,7 +240,7 @@ async function providerOf(
         )
       : undefined;
   const issuer = several ? undefined : options.issuer;
-  return new Provider({
+  const provider = new Provider({
     realm,
     clock,
     ids,
@@ -247,6 +249,16 @@ async function providerOf(
     ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
     ...(secret !== undefined ? { secret } : {}),
   });
+  for (const [kid, pem] of pems) provider.keyPems.set(kid, pem);
+  if (backend?.sharedQa !== undefined) {
+    provider.qaShare = shareQaState(
+      provider,
+      backend.sharedQa(realm.name),
+      options.logger ?? createLogger('silent'),
+    );
+    await provider.qaShare.pull();
+  }
+  return provider;
 }
 
 /** Builds the providers of every realm of the options (the first first), without listening. */
@@ -387,6 +399,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     close: (closeOptions = {}) => {
       clearInterval(expiry);
       for (const r of running) r.backchannel.close();
+      for (const r of running) r.provider.qaShare?.close();
       return closeServer(server, closeOptions.graceMs ?? 0).finally(() => backend.close());
     },
   };

@@ -66,6 +66,13 @@ export class KeyStore {
     this.#jwks = this.#buildJwks();
   }
 
+  /** Replaces every key (the first signs): a replica taking over the realm's shared key list. */
+  replaceAll(keys: SigningKey[]): void {
+    if (keys.length === 0) return;
+    this.#keys = keys;
+    this.#jwks = this.#buildJwks();
+  }
+
   /** Removes a key from the JWKS; the last key cannot be removed. */
   remove(kid: string): boolean {
     if (this.#keys.length <= 1 || !this.#keys.some((k) => k.kid === kid)) return false;

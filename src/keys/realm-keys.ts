@@ -25,6 +25,7 @@ export async function loadRealmKeys(
   realm: Realm,
   keyFile: string | undefined,
   share?: ShareValue,
+  pems?: Map<string, string>,
 ): Promise<KeyStore> {
   if (keyFile !== undefined) return new KeyStore([await toSigningKey(await readPrivateKeyFile(keyFile))]);
   if (realm.keys !== undefined) {
@@ -49,7 +50,9 @@ export async function loadRealmKeys(
       async () => (await takeEphemeralKey()).export({ format: 'pem', type: 'pkcs8' }).toString(),
       isPrivateKey,
     );
-    return new KeyStore([await toSigningKey(parsePrivateKey(pem, 'the shared signing key'))]);
+    const key = await toSigningKey(parsePrivateKey(pem, 'the shared signing key'));
+    pems?.set(key.kid, pem);
+    return new KeyStore([key]);
   }
   return new KeyStore([await generateSigningKey()]);
 }

@@ -28,7 +28,7 @@ export function clockRoutes(p: Provider): express.Router {
   router.get('/', (_req, res) => {
     res.json(p.clock.state());
   });
-  router.put('/', (req, res) => {
+  router.put('/', async (req, res) => {
     const { now, frozen } = parseBody(setSchema, req.body, 'clock setting');
     change(() =>
       p.clock.set({
@@ -36,15 +36,18 @@ export function clockRoutes(p: Provider): express.Router {
         ...(frozen !== undefined ? { frozen } : {}),
       }),
     );
+    await p.qaShare?.publish('clock');
     res.json(p.clock.state());
   });
-  router.delete('/', (_req, res) => {
+  router.delete('/', async (_req, res) => {
     p.clock.reset();
+    await p.qaShare?.publish('clock');
     res.json(p.clock.state());
   });
-  router.post('/', (req, res) => {
+  router.post('/', async (req, res) => {
     const { seconds } = parseBody(advanceSchema, req.body, 'clock advance');
     change(() => p.clock.advance(seconds));
+    await p.qaShare?.publish('clock');
     res.json(p.clock.state());
   });
   return router;

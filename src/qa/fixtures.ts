@@ -12,6 +12,8 @@ export function fixtureRoutes(p: Provider): express.Router {
     const text = typeof req.body === 'string' ? req.body : '';
     try {
       const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir);
+      p.fixturesText = text;
+      await p.qaShare?.publish('fixtures');
       res.json({
         realm: realm.name,
         clients: [...realm.clients.keys()],

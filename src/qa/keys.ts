@@ -1,6 +1,7 @@
 // /mock/keys: rotate the realm signing key, list and remove keys from the JWKS.
 import express from 'express';
-import { generateSigningKey } from '../keys/key-store.js';
+import { takeEphemeralKey } from '../keys/ephemeral.js';
+import { toSigningKey } from '../keys/key-store.js';
 import { OAuthError } from '../oauth/errors.js';
 import type { Provider } from '../provider.js';
 
@@ -16,10 +17,15 @@ export function keyRoutes(p: Provider): express.Router {
     res.json(keysState(p));
   });
   router.post('/rotate', async (_req, res) => {
-    p.keys.add(await generateSigningKey());
+    const made = await takeEphemeralKey();
+    const key = await toSigningKey(made);
+    if (p.qaShare !== undefined)
+      p.keyPems.set(key.kid, made.export({ format: 'pem', type: 'pkcs8' }).toString());
+    p.keys.add(key);
+    await p.qaShare?.publish('keys');
     res.status(201).json(keysState(p));
   });
-  router.delete('/:kid', (req, res) => {
+  router.delete('/:kid', async (req, res) => {
     const kid = req.params['kid'] ?? '';
     if (p.keys.find(kid) === undefined)
       throw new OAuthError('not_found', `No key "${kid}" (keys: ${keysState(p).keys.join(', ')})`, 404);
@@ -29,6 +35,7 @@ export function keyRoutes(p: Provider): express.Router {
         `Cannot remove "${kid}": it is the last key, and the realm needs one to sign (rotate first)`,
         409,
       );
+    await p.qaShare?.publish('keys');
     res.json(keysState(p));
   });
   return router;

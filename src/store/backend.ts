@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { MemoryStore, type StateStore } from '../oauth/store.js';
+import type { SharedQaState } from './qa-sync.js';
 
 /** A store that cannot be used: a malformed URL, an unknown scheme, a Redis that refuses or is not there. */
 export class StoreError extends Error {
@@ -30,6 +31,8 @@ export interface StoreBackend {
     make: () => Promise<string>,
     valid: (value: string) => boolean,
   ): Promise<string>;
+  /** A shared store's QA state of a realm (clock, keys, replaced fixtures); undefined for memory. */
+  sharedQa?: (realm: string) => SharedQaState;
   close(): Promise<void>;
 }
 

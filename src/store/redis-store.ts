@@ -16,6 +16,7 @@ import {
   type StateStore,
 } from '../oauth/store.js';
 import { redact, StoreError, type StoreBackend, type StoreHealth } from './backend.js';
+import type { SharedQaState } from './qa-sync.js';
 
 /** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
 const CLEANUP_MS = 24 * 3600 * 1000;
@@ -390,6 +391,18 @@ class RedisBackend implements StoreBackend {
     const winner = await this.#redis.get(key);
     return winner !== null && valid(winner) ? winner : value;
   }
+
+  sharedQa = (realm: string): SharedQaState => {
+    const hash = `mock-idp:${realm}:qa`;
+    const version = `mock-idp:${realm}:qa-version`;
+    return {
+      version: () => this.#redis.get(version),
+      read: () => this.#redis.hgetall(hash),
+      write: async (kind, value) => {
+        await this.#redis.multi().hset(hash, kind, value).incr(version).exec();
+      },
+    };
+  };
 
   health(): StoreHealth {
     if (this.#redis.status === 'ready') return { ok: true };

@@ -23,6 +23,21 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port (after stop), empty unless it was only stopped. */
   start(): Promise<void>;
+  /** Empties every database (FLUSHALL), so one test's state does not reach the next. */
+  flush(): Promise<void>;
+}
+
+/** Sends one inline command and resolves with the first reply. */
+function command(port: number, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => socket.write(`${line}\r\n`));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString());
+    });
+    socket.once('error', reject);
+  });
 }
 
 function freePort(): Promise<number> {
@@ -106,6 +121,10 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
     port,
     url: `redis://127.0.0.1:${port}`,
     start,
+    flush: async () => {
+      const reply = await command(port, 'FLUSHALL');
+      if (!reply.startsWith('+OK')) throw new Error(`FLUSHALL: ${reply}`);
+    },
     stop: async () => {
       await stop();
     },

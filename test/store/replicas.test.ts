@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { authorize, BATCH_JOB, exchangeCode, WEB_APP } from '../helpers/bundled.js';
 import { ensureBuilt, runBin, spawnServer, type ServeProcess } from '../helpers/cli.js';
-import { get, postForm, type Answer } from '../helpers/http.js';
+import { call, get, postForm, type Answer } from '../helpers/http.js';
 import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
 import { endpointsOf } from '../helpers/server.js';
 
@@ -17,6 +17,7 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
   });
   afterEach(async () => {
     for (const p of started.splice(0)) await p.stop('SIGKILL');
+    await redis.flush();
   });
   afterAll(async () => {
     await redis.stop();
@@ -71,6 +72,62 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
       const answers = await Promise.all([exchangeCode(a.base, code), exchangeCode(b.base, code)]);
       expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
     }
+  });
+
+  it('the QA clock advanced at A is seen at B', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const set = await call('PUT', `${a.base}/mock/clock`, { now: '2031-05-01T00:00:00Z', frozen: true });
+    expect(set.status).toBe(200);
+    await call('POST', `${a.base}/mock/clock`, { seconds: 60 });
+    await expect
+      .poll(async () => (await call('GET', `${b.base}/mock/clock`)).json, { timeout: 5000 })
+      .toEqual({ now: '2031-05-01T00:01:00.000Z', epoch: 1935360060, frozen: true });
+  });
+
+  it('a key rotated at A is published (and signs) at B; a key removed at A is gone at B', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const before = (await call('GET', `${b.base}/mock/keys`)).json;
+    const rotated = await call('POST', `${a.base}/mock/keys/rotate`);
+    expect(rotated.status).toBe(201);
+    const kid = String(rotated.json['kid']);
+    await expect
+      .poll(async () => (await call('GET', `${b.base}/mock/keys`)).json['kid'], { timeout: 5000 })
+      .toBe(kid);
+    const certs = await get(endpointsOf(b.base).certs);
+    expect((certs.json['keys'] as { kid: string }[]).map((k) => k.kid)).toContain(kid);
+    const cc = await postForm(endpointsOf(b.base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
+    const { payload, protectedHeader } = await jwtVerify(
+      String(cc.json['access_token']),
+      createRemoteJWKSet(new URL(endpointsOf(a.base).certs)),
+    );
+    expect(protectedHeader.kid).toBe(kid);
+    expect(payload.azp).toBe('batch-job');
+    const removed = await call('DELETE', `${a.base}/mock/keys/${String(before['kid'])}`);
+    expect(removed.status).toBe(200);
+    await expect
+      .poll(async () => (await call('GET', `${b.base}/mock/keys`)).json['keys'], { timeout: 5000 })
+      .toEqual([kid]);
+  });
+
+  it('fixtures replaced at A are served at B', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const fixtures = [
+      'realm: mock',
+      'clients:',
+      '  night-job: { secret: night-secret, grants: [client_credentials] }',
+      '',
+    ].join('\n');
+    const put = await fetch(`${a.base}/mock/fixtures`, { method: 'PUT', body: fixtures });
+    expect(put.status).toBe(200);
+    const night = (base: string): Promise<Answer> =>
+      postForm(
+        endpointsOf(base).token,
+        { grant_type: 'client_credentials' },
+        `Basic ${Buffer.from('night-job:night-secret').toString('base64')}`,
+      );
+    await expect.poll(async () => (await night(b.base)).status, { timeout: 5000 }).toBe(200);
+    const old = await postForm(endpointsOf(b.base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
+    expect(old.status).toBe(401);
   });
 
   it('kill -9 of A and a restart lose nothing: its sessions are still active', async () => {

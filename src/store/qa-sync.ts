@@ -1,0 +1,117 @@
+// QA state shared by replicas (PRODUCT.md §12): the clock, rotated and removed keys, and fixtures replaced
+// through PUT /mock/fixtures. A change is published to the store (a hash and a version counter); every
+// process polls the version a few times a second and takes over what changed, so a replica sees a change
+// made at another within a second.
+import { FixturesError } from '../fixtures/errors.js';
+import { replaceFixtures } from '../fixtures/replace.js';
+import { toSigningKey, type SigningKey } from '../keys/key-store.js';
+import { parsePrivateKey } from '../keys/load-key.js';
+import type { Logger } from '../log.js';
+import type { Provider } from '../provider.js';
+
+export type SharedKind = 'clock' | 'keys' | 'fixtures';
+
+/** Where the shared QA state of one realm is kept (the Redis backend implements it). */
+export interface SharedQaState {
+  version(): Promise<string | null>;
+  read(): Promise<Record<string, string>>;
+  write(kind: SharedKind, value: string): Promise<void>;
+}
+
+export interface QaShare {
+  /** Publishes this process's current `kind` to the other replicas. */
+  publish(kind: SharedKind): Promise<void>;
+  /** Takes over what the other replicas published (also run by the poller). */
+  pull(): Promise<void>;
+  close(): void;
+}
+
+const POLL_MS = 250;
+
+interface KeysState {
+  /** kid → PKCS#8 PEM of the keys made at run time (the ephemeral and rotated ones). */
+  pems: Record<string, string>;
+  /** The published kids, the signing one first. */
+  order: string[];
+}
+
+export function shareQaState(p: Provider, state: SharedQaState, log: Logger): QaShare {
+  const applied = new Map<SharedKind, string>();
+  let seen: string | null | undefined;
+  let pulling: Promise<void> | undefined;
+
+  const current = (kind: SharedKind): string | undefined => {
+    if (kind === 'clock') return JSON.stringify(p.clock.snapshot());
+    if (kind === 'keys') {
+      const keys: KeysState = { pems: Object.fromEntries(p.keyPems), order: p.keys.all.map((k) => k.kid) };
+      return JSON.stringify(keys);
+    }
+    return p.fixturesText;
+  };
+
+  const applyKeys = async (value: string): Promise<void> => {
+    const keys = JSON.parse(value) as KeysState;
+    const next: SigningKey[] = [];
+    for (const kid of keys.order) {
+      let key = p.keys.find(kid);
+      const pem = keys.pems[kid];
+      if (key === undefined && pem !== undefined) {
+        key = await toSigningKey(parsePrivateKey(pem, 'a shared signing key'));
+        p.keyPems.set(kid, pem);
+      }
+      if (key !== undefined) next.push(key);
+    }
+    p.keys.replaceAll(next);
+  };
+
+  const apply = async (kind: SharedKind, value: string): Promise<void> => {
+    if (kind === 'clock') p.clock.restore(JSON.parse(value) as { frozenAtMs?: number; offsetMs: number });
+    else if (kind === 'keys') await applyKeys(value);
+    else {
+      await replaceFixtures(p, value, 'shared fixtures', p.realm.baseDir);
+      p.fixturesText = value;
+    }
+  };
+
+  const pullOnce = async (): Promise<void> => {
+    const version = await state.version();
+    if (version === seen) return;
+    const all = await state.read();
+    for (const kind of ['fixtures', 'keys', 'clock'] as const) {
+      const value = all[kind];
+      if (value === undefined || value === applied.get(kind)) continue;
+      try {
+        await apply(kind, value);
+      } catch (err) {
+        // Another program's value, an older format: ignored, said once.
+        if (!(err instanceof SyntaxError || err instanceof FixturesError || err instanceof Error)) throw err;
+        log.warn(
+          `mock-idp: the shared ${kind} of realm "${p.realm.name}" in the store does not apply: ignored`,
+        );
+      }
+      applied.set(kind, value);
+    }
+    seen = version;
+  };
+
+  const pull = (): Promise<void> => {
+    pulling ??= pullOnce().finally(() => (pulling = undefined));
+    return pulling;
+  };
+
+  const timer = setInterval(() => {
+    pull().catch(() => undefined); // the store is away: the next tick tries again
+  }, POLL_MS);
+  timer.unref();
+
+  return {
+    async publish(kind) {
+      const value = current(kind);
+      if (value === undefined) return;
+      applied.set(kind, value);
+      await state.write(kind, value);
+    },
+    pull,
+    close: () => clearInterval(timer),
+  };
+}
