@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures]`: measures mock-idp on this machine in one run, prints a
+// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures] [-- --redis]`: measures mock-idp on this machine in one run, prints a
 // table with the targets and writes bench/results/latest.json. All traffic stays on 127.0.0.1.
 // Env: MOCK_IDP_IMAGE (Docker image to time), MOCK_IDP_BIN (another build of the CLI to measure).
 import { generateKeyPairSync } from 'node:crypto';
@@ -17,6 +17,7 @@ import { measureFixturesLoad } from './lib/fixtures-load.js';
 import { evaluate, fixtureRows, table } from './lib/report.js';
 import { measureSigningLimit } from './lib/sign-limit.js';
 import { measureUsers } from './lib/users.js';
+import { measureRedis, redisTable } from './lib/redis.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -136,8 +137,26 @@ async function fixturesOnly() {
   if ('error' in fixtures) process.exitCode = 1;
 }
 
+/** `npm run bench -- --redis`: only the Redis store comparison, printed and saved apart. */
+async function redisOnly() {
+  mkdirSync(RESULTS, { recursive: true });
+  const redis = await section('Redis store: memory vs Redis vs two replicas', () =>
+    measureRedis({ loadS: cfg.loadS, warmupS: cfg.warmupS, connections: CONNECTIONS }),
+  );
+  writeFileSync(
+    `${RESULTS}redis.json`,
+    JSON.stringify({ date: new Date().toISOString(), redis }, null, 2) + '\n',
+  );
+  console.log(
+    `\nmock-idp on Redis: ${cpus()[0]?.model}, ${availableParallelism()} cores, Node ${process.version}\n`,
+  );
+  console.log(redisTable(redis));
+  if ('error' in redis) process.exitCode = 1;
+}
+
 async function main() {
   if (argv.includes('--fixtures')) return fixturesOnly();
+  if (argv.includes('--redis')) return redisOnly();
   const started = performance.now();
   mkdirSync(RESULTS, { recursive: true });
   /** @type {Record<string, any>} */
@@ -182,6 +201,9 @@ async function main() {
   r.fixtures = await section('fixture loading (50,000 users)', () =>
     measureFixturesLoad({ runs: quick ? 1 : 3, dir: RESULTS }),
   );
+  r.redis = await section('Redis store: memory vs Redis vs two replicas', () =>
+    measureRedis({ loadS: cfg.loadS, warmupS: cfg.warmupS, connections: CONNECTIONS }),
+  );
   await limit('third');
   const best = limits.filter((x) => !x.error).sort((a, b) => b.limit - a.limit)[0];
   r.signingLimit = best ? { ...best, measurements: limits } : limits[0];
@@ -196,6 +218,7 @@ async function main() {
     `\nmock-idp benchmark${quick ? ' (--quick)' : ''}: ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}\n`,
   );
   console.log(table(rows));
+  console.log(`\n${redisTable(r.redis)}`);
   const busiest = Math.max(
     ...[r.mockIdp?.clientCredentials, r.mockIdp?.authCode, r.oauth2MockServer?.clientCredentials].map(
       (x) => x?.otherProcessesCpuCores ?? 0,
