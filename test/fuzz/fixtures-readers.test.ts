@@ -6,7 +6,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FixturesError } from '../../src/fixtures/errors.js';
 import { DEFER, readFast } from '../../src/fixtures/fast-yaml.js';
+import { usersFast } from '../../src/fixtures/fast-users.js';
 import { readPositional } from '../../src/fixtures/load.js';
+import { fixturesSchema } from '../../src/fixtures/schema.js';
+import { MAX_JSON_DEPTH } from '../../src/json-limits.js';
 import { fcOptions } from './harness.js';
 
 /** Generous: the runs are bounded by count; a slow shared machine must not fail them on time. */
@@ -355,5 +358,96 @@ describe('the fast fixtures reader gives what the positional reader gives, or le
       }),
       fcOptions(300),
     );
+  });
+});
+
+// The users of a parsed file are checked without zod when they are well-formed (fast-users.ts): that check
+// must give exactly the schema's output (keys, their order, values), or leave the users to the schema.
+describe('the fast users check gives what the schema gives, or leaves the users to it', () => {
+  /** The schema's `users`, or undefined when it refuses them. */
+  function schemaUsers(users: unknown): unknown {
+    const result = fixturesSchema.safeParse({ clients: {}, users });
+    return result.success ? result.data.users : undefined;
+  }
+
+  const nested = (depth: number, leaf: unknown): unknown =>
+    depth === 0 ? leaf : depth % 2 === 0 ? [nested(depth - 1, leaf)] : { k: nested(depth - 1, leaf) };
+  const name = fc.oneof(
+    fc.constantFrom('', 'a', 'x'.repeat(200), 'x'.repeat(201), '1', 'constructor', 'toString', 'é☃', 'user'),
+    fc.string({ maxLength: 4 }),
+  );
+  const scalar = fc.oneof(name, fc.constantFrom(null, true, false, 0, -0, 1.5, NaN, Infinity, -Infinity, 42));
+  const claimValue = fc.oneof(
+    scalar,
+    fc.array(scalar, { maxLength: 3 }),
+    fc.dictionary(name, scalar, { maxKeys: 3 }),
+    fc
+      .tuple(fc.integer({ min: MAX_JSON_DEPTH - 2, max: MAX_JSON_DEPTH + 2 }), scalar)
+      .map(([d, v]) => nested(d, v)),
+  );
+  const names = fc.oneof(fc.array(name, { maxLength: 3 }), scalar);
+  const valueFor: Record<string, fc.Arbitrary<unknown>> = {
+    sub: scalar,
+    password: scalar,
+    acr: scalar,
+    amr: scalar,
+    claims: fc.oneof(fc.dictionary(name, claimValue, { maxKeys: 4 }), scalar, fc.array(scalar)),
+    realmRoles: names,
+    clientRoles: fc.oneof(fc.dictionary(name, names, { maxKeys: 3 }), scalar),
+    email: scalar, // not a user key
+  };
+  /** A user: some of its keys, in any order, or a value that is not a user. */
+  const user = fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .shuffledSubarray(Object.keys(valueFor))
+        .chain((keys) =>
+          fc.tuple(...keys.map((k) => (valueFor[k] as fc.Arbitrary<unknown>).map((v) => [k, v] as const))),
+        )
+        .map((entries) => Object.fromEntries(entries)),
+    },
+    { weight: 1, arbitrary: scalar },
+    { weight: 1, arbitrary: fc.array(scalar, { maxLength: 2 }) },
+  );
+  const users = fc.dictionary(name, user, { maxKeys: 4 });
+
+  it('on generated users', LIMIT, () => {
+    let answered = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(users, (u) => {
+        runs++;
+        const fast = usersFast(u);
+        const slow = schemaUsers(u);
+        if (fast === undefined) return;
+        answered++;
+        if (slow === undefined) expect.fail(`the fast check accepted what the schema refuses: ${spelled(u)}`);
+        expect(spelled(fast)).toBe(spelled(slow));
+      }),
+      fcOptions(1000),
+    );
+    // Not a vacuous pass: the fast check answers a good share of them itself.
+    expect(answered).toBeGreaterThan(runs / 10);
+  });
+
+  it.each([
+    ['keys out of the schema order', { u: { realmRoles: ['r'], sub: 's', claims: { a: 1 } } }],
+    ['a null user', { u: null }],
+    ['a deep claim at the limit', { u: { claims: { c: nested(MAX_JSON_DEPTH - 1, 1) } } }],
+  ])('answers for %s as the schema does', (_, u) => {
+    expect(usersFast(u)).toBeDefined();
+    expect(spelled(usersFast(u))).toBe(spelled(schemaUsers(u)));
+  });
+
+  it.each([
+    ['a claim nested too deeply', { u: { claims: { c: nested(MAX_JSON_DEPTH + 1, 1) } } }],
+    ['an unknown key', { u: { email: 'a@b' } }],
+    ['an empty role', { u: { realmRoles: [''] } }],
+    ['an infinite acr', { u: { acr: Infinity } }],
+    ['a username over 200 characters', { ['x'.repeat(201)]: null }],
+  ])('leaves %s to the schema', (_, u) => {
+    expect(usersFast(u)).toBeUndefined();
+    expect(schemaUsers(u)).toBeUndefined();
   });
 });
