@@ -31,13 +31,19 @@ export function fixturesWithUsers(n) {
   return `${lines.join('\n')}\n`;
 }
 
-/** Wall time of `mock-idp check FILE` (includes Node's start and loading the CLI, ~0.2 s), best of `runs`. */
+/**
+ * Wall time of `mock-idp check FILE` (includes Node's start and loading the CLI, ~0.2 s), best of `runs`,
+ * with the heap flags of the binary's first line, as a user's `mock-idp check` runs.
+ */
 async function timeCheck(file, runs) {
   let best = Infinity;
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const code = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'check', file], { cwd: ROOT, stdio: 'ignore' });
+      const child = spawn(process.execPath, [...shebangFlags(BIN), BIN, 'check', file], {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
       child.on('close', resolve);
     });
     if (code !== 0) throw new Error(`check ${file} exited ${code}`);

@@ -200,8 +200,9 @@ export function fixtureRows(fx) {
     {
       metric: '  the same load in a started process (no Node start): wall; CPU of all its threads',
       value: `${fmt(fx.loadInProcess50000?.wallMs, ' ms')}; ${fmt(fx.loadInProcess50000?.cpuMs, ' ms')} CPU`,
-      target: '< 1,000 ms',
-      status: check(fx.loadInProcess50000?.wallMs, (x) => x < 1000),
+      // CPU time: the steady figure on a shared machine, where other processes stretch the wall time.
+      target: '< 1,000 ms CPU',
+      status: check(fx.loadInProcess50000?.cpuMs, (x) => x < 1000),
     },
     {
       metric: `  serve start with them, spawn to listening (bundled fixtures: ${fmt(fx.serveStartBundledMs, ' ms')})`,
