@@ -6,9 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FixturesError } from '../../src/fixtures/errors.js';
 import { DEFER, readFast } from '../../src/fixtures/fast-yaml.js';
-import { usersFast } from '../../src/fixtures/fast-users.js';
+import { FAST_USER_KEYS, usersFast } from '../../src/fixtures/fast-users.js';
 import { readPositional } from '../../src/fixtures/load.js';
-import { fixturesSchema } from '../../src/fixtures/schema.js';
+import { fixturesSchema, userSchema } from '../../src/fixtures/schema.js';
 import { MAX_JSON_DEPTH } from '../../src/json-limits.js';
 import { fcOptions } from './harness.js';
 
@@ -429,6 +429,10 @@ describe('the fast users check gives what the schema gives, or leaves the users 
     );
     // Not a vacuous pass: the fast check answers a good share of them itself.
     expect(answered).toBeGreaterThan(runs / 10);
+  });
+
+  it("knows exactly the schema's user keys, in its order (a key added to the schema must be added here)", () => {
+    expect(FAST_USER_KEYS).toEqual(Object.keys(userSchema.unwrap().shape));
   });
 
   it.each([
