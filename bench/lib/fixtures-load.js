@@ -80,7 +80,8 @@ async function timeLoadInProcess(file, runs) {
       );
     });
     const run = JSON.parse(/** @type {string} */ (out));
-    if (run.wallMs < best.wallMs) best = run;
+    // Each the best of the runs: another process's burst stretches one run's wall time, not its CPU time.
+    best = { wallMs: Math.min(best.wallMs, run.wallMs), cpuMs: Math.min(best.cpuMs, run.cpuMs) };
   }
   return { wallMs: Math.round(best.wallMs), cpuMs: Math.round(best.cpuMs) };
 }
