@@ -1,5 +1,7 @@
 // GET /.well-known/openid-configuration: the interface document's fields and values, built once per issuer.
 import type { RequestHandler } from 'express';
+import { SUBJECT_TYPES } from '../../fixtures/schema.js';
+import { RESPONSE_TYPES } from '../../oauth/authorize.js';
 import { GRANT_TYPES } from '../../oauth/grants/registry.js';
 import { PATHS } from '../paths.js';
 import { issuerOf, sendJson } from '../context.js';
@@ -20,17 +22,8 @@ export function discoveryDocument(issuer: string, scopes: readonly string[]): Re
     check_session_iframe: issuer + PATHS.checkSession,
     registration_endpoint: issuer + PATHS.registration,
     grant_types_supported: [...GRANT_TYPES],
-    response_types_supported: [
-      'code',
-      'none',
-      'id_token',
-      'token',
-      'id_token token',
-      'code id_token',
-      'code token',
-      'code id_token token',
-    ],
-    subject_types_supported: ['public', 'pairwise'],
+    response_types_supported: [...RESPONSE_TYPES],
+    subject_types_supported: [...SUBJECT_TYPES],
     id_token_signing_alg_values_supported: ['RS256'],
     userinfo_signing_alg_values_supported: ['RS256'],
     request_object_signing_alg_values_supported: ['none', 'RS256'],
