@@ -84,26 +84,7 @@ export interface MockIdpRealm {
   issuer: string;
   /** Origin the server listens on (the same for every realm). */
   url: string;
-  /** This realm's own clock. */
-  clock: Clock;
-  provider: Provider;
-  /** Mints one token, as POST {realm}/mock/tokens does; a bad request rejects with an OAuthError. */
-  mint(request: MintRequest): Promise<MintedToken>;
-  /** A real token response from a real flow over HTTP (see {@link MockIdp.token}). */
-  token(request: TokenFlowRequest): Promise<TokenResponse>;
-  /** This realm's request journal (see {@link MockIdp.requests}). */
-  requests(filter?: RequestFilter): JournalRecord[];
-}
-
-export interface MockIdp {
-  /** Every realm served, by name, the first one first. The fields below are the first realm's. */
-  realms: Record<string, MockIdpRealm>;
-  /** Realm base URL (the issuer for requests to `url`). */
-  issuer: string;
-  /** Origin the server listens on, e.g. http://127.0.0.1:34567. */
-  url: string;
-  port: number;
-  /** The one clock of this server: set, freeze or advance it from the test. */
+  /** This realm's own clock: set, freeze or advance it from the test. */
   clock: Clock;
   provider: Provider;
   /** Mints one token, as POST {realm}/mock/tokens does; a bad request rejects with an OAuthError. */
@@ -115,6 +96,13 @@ export interface MockIdp {
   token(request: TokenFlowRequest): Promise<TokenResponse>;
   /** The request journal, as GET {realm}/mock/requests answers it (newest last); a bad filter throws. */
   requests(filter?: RequestFilter): JournalRecord[];
+}
+
+/** The running server: the first realm's fields (see {@link MockIdpRealm}), every realm, and the listener. */
+export interface MockIdp extends Omit<MockIdpRealm, 'name'> {
+  /** Every realm served, by name, the first one first. */
+  realms: Record<string, MockIdpRealm>;
+  port: number;
   /** Stops listening and closes every connection (see {@link CloseOptions} to let requests finish). */
   close(options?: CloseOptions): Promise<void>;
 }
