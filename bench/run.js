@@ -1,18 +1,16 @@
-// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures] [-- --redis]`: measures mock-idp on this machine in one run, prints a
+// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures] [-- --redis] [-- --speed]`: measures mock-idp on this machine in one run, prints a
 // table with the targets and writes bench/results/latest.json. All traffic stays on 127.0.0.1.
 // Env: MOCK_IDP_IMAGE (Docker image to time), MOCK_IDP_BIN (another build of the CLI to measure).
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { kill, killAll, spawnNode } from './lib/children.js';
+import { killAll } from './lib/children.js';
 import { measureColdStart } from './lib/cold-start.js';
 import { measureDocker } from './lib/docker.js';
-import { basicAuth, CC_BODY, clientCredentials, endpoints, FORM, jwtAlgs, MACHINE } from './lib/http.js';
-import { authCodeLoad, authCodeRoundTrip, cannon } from './lib/load.js';
-import { ROOT, startMockIdp } from './lib/mock-idp.js';
+import { compareLoads, SERVERS } from './lib/compare.js';
+import { markdown, speedGoals } from './lib/goals.js';
 import { measureFixturesLoad } from './lib/fixtures-load.js';
 import { evaluate, fixtureRows, table } from './lib/report.js';
 import { measureSigningLimit } from './lib/sign-limit.js';
@@ -26,7 +24,6 @@ const cfg = quick
   ? { loadS: 3, slices: 1, warmupS: 1, signMs: 700, coldRuns: 3, dockerRuns: 1, usersRuns: 1 }
   : { loadS: 10, slices: 2, warmupS: 2, signMs: 2000, coldRuns: 7, dockerRuns: 3, usersRuns: 3 };
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
-const ccHeaders = { 'content-type': FORM, authorization: basicAuth(MACHINE) };
 
 /** @param {string} msg */
 const log = (msg) => process.stderr.write(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${msg}\n`);
@@ -42,82 +39,20 @@ async function section(/** @type {string} */ name, /** @type {() => Promise<any>
   }
 }
 
-/** RS256 signatures in one response, counted from a real one. @param {string} body */
-function rs256(body) {
-  const algs = jwtAlgs(body);
-  return { algs, rs256: algs.RS256 ?? 0 };
-}
+/** mock-idp, bare node:http (bench/bare.js) and oauth2-mock-server under load, in alternating slices. */
+const loads = () =>
+  compareLoads({ loadS: cfg.loadS, slices: cfg.slices, warmupS: cfg.warmupS, connections: CONNECTIONS, log });
 
-/**
- * Both servers side by side: client_credentials load in alternating slices (ours, theirs, ours, ...) so
- * both see the same background load, then the auth-code round trips against ours.
- */
-async function loads() {
-  const ours = await startMockIdp();
-  /** @type {import('node:child_process').ChildProcess | undefined} */
-  let theirs;
-  try {
-    const ep = endpoints(ours.base);
-    const started = await spawnNode(['bench/oauth2-mock-server.js'], { cwd: ROOT, ready: /port (\d+)/ });
-    theirs = started.child;
-    const theirToken = `http://127.0.0.1:${started.match[1]}/token`;
-
-    const ccAlgs = rs256((await ok200(clientCredentials(ep.token), 'mock-idp client_credentials')).body);
-    const theirAlgs = rs256(
-      (await ok200(clientCredentials(theirToken), 'oauth2-mock-server client_credentials')).body,
-    );
-    const agent = new http.Agent({ keepAlive: false });
-    const acAlgs = rs256(await authCodeRoundTrip(ep, agent, 0));
-    agent.destroy();
-
-    const load = { headers: ccHeaders, body: CC_BODY, connections: CONNECTIONS };
-    const a = cannon({ ...load, url: ep.token, pid: ours.child.pid });
-    const b = cannon({ ...load, url: theirToken, pid: theirs.pid });
-    log(
-      `client_credentials: autocannon ${CONNECTIONS} connections, ${cfg.slices} × ${cfg.loadS / cfg.slices} s each, alternating`,
-    );
-    await a.warmup(cfg.warmupS);
-    await b.warmup(cfg.warmupS);
-    for (let i = 0; i < cfg.slices; i++) {
-      await a.slice(cfg.loadS / cfg.slices);
-      await b.slice(cfg.loadS / cfg.slices);
-    }
-    const cc = a.result();
-    const theirCc = b.result();
-    await kill(theirs);
-
-    log(`authorization-code round trips: ${CONNECTIONS} lanes, ${cfg.loadS} s`);
-    const ac = await authCodeLoad(ep, {
-      concurrency: CONNECTIONS,
-      durationS: cfg.loadS,
-      warmupS: cfg.warmupS,
-      pid: ours.child.pid,
-    });
-    return {
-      mockIdp: {
-        base: ours.base,
-        clientCredentials: { ...cc, rs256PerResponse: ccAlgs.rs256, jwtAlgs: ccAlgs.algs },
-        authCode: { ...ac, rs256PerRoundTrip: acAlgs.rs256, jwtAlgs: acAlgs.algs },
-        peakRssMB: Math.max(cc.server.peakRssMB ?? 0, ac.server.peakRssMB ?? 0) || null,
-      },
-      oauth2MockServer: {
-        version: JSON.parse(readFileSync(`${ROOT}node_modules/oauth2-mock-server/package.json`, 'utf8'))
-          .version,
-        clientCredentials: { ...theirCc, rs256PerResponse: theirAlgs.rs256, jwtAlgs: theirAlgs.algs },
-        peakRssMB: theirCc.server.peakRssMB,
-      },
-    };
-  } finally {
-    if (theirs) await kill(theirs);
-    await kill(ours.child);
-  }
-}
-
-/** @param {Promise<import('./lib/http.js').Res>} res @param {string} what */
-async function ok200(res, what) {
-  const r = await res;
-  if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
-  return r;
+/** `npm run bench -- --speed`: only the load comparison (issue #14's goals), printed with the README's tables. */
+async function speedOnly() {
+  mkdirSync(RESULTS, { recursive: true });
+  const r = { date: new Date().toISOString(), quick, settings: { connections: CONNECTIONS, ...cfg } };
+  Object.assign(r, await section('mock-idp, bare and oauth2-mock-server under load', loads));
+  const { derived, goals } = speedGoals(r);
+  Object.assign(r, { derived, targets: goals });
+  writeFileSync(`${RESULTS}speed.json`, JSON.stringify(r, null, 2) + '\n');
+  console.log(`\n${markdown(r)}\n\ndetails in bench/results/speed.json`);
+  if ('error' in r) process.exitCode = 1;
 }
 
 /** `npm run bench -- --fixtures`: only the fixture-loading section (a minute), printed and saved apart. */
@@ -157,6 +92,7 @@ async function redisOnly() {
 async function main() {
   if (argv.includes('--fixtures')) return fixturesOnly();
   if (argv.includes('--redis')) return redisOnly();
+  if (argv.includes('--speed')) return speedOnly();
   const started = performance.now();
   mkdirSync(RESULTS, { recursive: true });
   /** @type {Record<string, any>} */
@@ -192,9 +128,8 @@ async function main() {
     measureUsers({ runs: cfg.usersRuns }),
   );
   await limit('second');
-  const both = await section('mock-idp and oauth2-mock-server under load', loads);
-  r.mockIdp = both.mockIdp ?? both;
-  r.oauth2MockServer = both.oauth2MockServer ?? both;
+  const all = await section('mock-idp, bare and oauth2-mock-server under load', loads);
+  for (const name of SERVERS) r[name] = all[name] ?? all;
   r.docker = argv.includes('--no-docker')
     ? { skipped: '--no-docker' }
     : await section('Docker start-to-healthy', () => measureDocker({ runs: cfg.dockerRuns }));
@@ -219,6 +154,7 @@ async function main() {
   );
   console.log(table(rows));
   console.log(`\n${redisTable(r.redis)}`);
+  console.log(`\nREADME Performance tables (or: node bench/readme-table.js):\n\n${markdown(r)}`);
   const busiest = Math.max(
     ...[r.mockIdp?.clientCredentials, r.mockIdp?.authCode, r.oauth2MockServer?.clientCredentials].map(
       (x) => x?.otherProcessesCpuCores ?? 0,

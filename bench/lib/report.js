@@ -1,4 +1,5 @@
 // Turns the measurements into target verdicts and a plain-text table.
+import { speedGoals, speedRows } from './goals.js';
 
 /** @typedef {{ metric: string, value: string, target?: string, status?: 'PASS' | 'MISS' | 'n/a' }} Row */
 
@@ -31,6 +32,7 @@ export function evaluate(r) {
   const ratio = (/** @type {number | null | undefined} */ a, /** @type {number | null | undefined} */ b) =>
     a == null || b == null || b === 0 ? null : a / b;
   const derived = {
+    ...speedGoals(r).derived,
     ccSignaturesPerS: ccSig,
     ccFractionOfLimit: frac(ccSig),
     authCodeSignaturesPerS: acSig,
@@ -50,7 +52,6 @@ export function evaluate(r) {
     ),
   };
   const cs = r.coldStart;
-  const peak = r.mockIdp?.peakRssMB ?? null;
   const dk = r.docker;
   const conn = cc?.connections ?? 16;
   /** @param {any} x */
@@ -121,31 +122,7 @@ export function evaluate(r) {
       status: check(ac?.latencyMs?.p99, (x) => x <= 50),
     },
     ...cpu(ac),
-    {
-      metric: 'mock-idp peak RSS under load',
-      value: fmt(peak, ' MB', 1),
-      target: '≤ 120 MB',
-      status: check(peak, (x) => x <= 120),
-    },
-    {
-      metric: `oauth2-mock-server ${r.oauth2MockServer?.version ?? ''} client_credentials (${th?.connections ?? conn} conn)`,
-      value: `${fmt(th?.reqPerS, ' req/s')}, ${th?.rs256PerResponse ?? '?'} RS256/response`,
-    },
-    {
-      metric: '  RS256 signatures/s ÷ limit',
-      value: `${fmt(thSig, ' sig/s')} = ${pct(derived.theirsFractionOfLimit)}`,
-    },
-    {
-      metric: '  latency p50 / p99; peak RSS',
-      value: `${fmt(th?.latencyMs?.p50, '', 1)} / ${fmt(th?.latencyMs?.p99, ' ms', 1)}; ${fmt(r.oauth2MockServer?.peakRssMB, ' MB', 1)}`,
-    },
-    ...cpu(th),
-    {
-      metric: 'ours ÷ oauth2-mock-server',
-      value: `${fmt(derived.ratioReqPerS, '×', 2)} req/s, ${fmt(derived.ratioSignaturesPerS, '×', 2)} signatures/s; theirs spends ${fmt(derived.ratioCpuPerSignature, '×', 2)} our server CPU per signature`,
-      target: '> 1× per signature',
-      status: check(derived.ratioSignaturesPerS, (x) => x > 1),
-    },
+    ...speedRows(r),
   );
   const us = r.users;
   if (us) {
