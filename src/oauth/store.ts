@@ -2,6 +2,7 @@
 // tombstones. StateStore is the contract (async, so a shared store such as Redis can implement it); MemoryStore
 // keeps it in the process.
 import { Clock } from '../clock.js';
+import { MemoryFaults, type FaultStore } from '../store/faults.js';
 
 export interface Session {
   id: string;
@@ -48,6 +49,8 @@ export interface CodeGrant {
  * only clean up.
  */
 export interface StateStore {
+  /** The faults injected through POST /mock/faults, waiting for requests. */
+  readonly faults: FaultStore;
   /** Seconds past its expiry a session's tokens may still be unexpired (set from the realm's lifespans). */
   tombstoneSeconds: number;
   /** Called for every session that ends here: ended explicitly or found idle past its expiry. */
@@ -88,6 +91,7 @@ export const ASSERTION_TOLERANCE_S = 5;
 
 /** The state in this process's memory (the default store). */
 export class MemoryStore implements StateStore {
+  readonly faults: FaultStore = new MemoryFaults();
   readonly #clock: Clock;
   readonly #sessions = new Map<string, Session>();
   readonly #codes = new Map<string, CodeGrant>();

@@ -5,6 +5,7 @@ import type { EndpointName } from '../http/paths.js';
 import { injected, OAuthError, type OAuthErrorCode } from '../oauth/errors.js';
 import { parseBody } from './body.js';
 import { faultSchema, type FaultSpec, type PendingFault } from './fault-spec.js';
+import type { FaultStore } from '../store/faults.js';
 
 /** The `error` an endpoint would plausibly answer with this status. */
 function defaultError(endpoint: EndpointName, status: number): OAuthErrorCode {
@@ -15,14 +16,16 @@ function defaultError(endpoint: EndpointName, status: number): OAuthErrorCode {
 }
 
 export class FaultInjector {
-  #pending: PendingFault[] = [];
-  #nextId = 1;
+  readonly #faults: FaultStore;
+
+  constructor(faults: FaultStore) {
+    this.#faults = faults;
+  }
 
   /** Queues a fault; faults for the same endpoint apply in the order they were added. */
-  add(spec: FaultSpec): PendingFault {
+  add(spec: FaultSpec): Promise<PendingFault> {
     const f = parseBody(faultSchema, spec, 'fault');
-    const fault: PendingFault = {
-      id: this.#nextId++,
+    return this.#faults.add({
       endpoint: f.endpoint,
       ...(f.status !== undefined
         ? { status: f.status, error: f.error ?? defaultError(f.endpoint, f.status) }
@@ -30,30 +33,29 @@ export class FaultInjector {
       ...(f.description !== undefined ? { description: f.description } : {}),
       ...(f.delayMs !== undefined ? { delayMs: f.delayMs } : {}),
       remaining: f.count,
-    };
-    this.#pending.push(fault);
-    return { ...fault };
+    });
   }
 
-  list(): PendingFault[] {
-    return this.#pending.map((f) => ({ ...f }));
+  list(): Promise<PendingFault[]> {
+    return this.#faults.list();
   }
 
   /** Removes every pending fault; answers how many there were. */
-  clear(): number {
-    const n = this.#pending.length;
-    this.#pending = [];
-    return n;
+  clear(): Promise<number> {
+    return this.#faults.clear();
   }
 
-  /** Uses up one application of the first pending fault for `endpoint`. */
-  take(endpoint: EndpointName): PendingFault | undefined {
-    const fault = this.#pending.find((f) => f.endpoint === endpoint);
-    if (fault === undefined) return undefined;
-    if (fault.remaining === 'always') return fault;
-    fault.remaining -= 1;
-    if (fault.remaining <= 0) this.#pending = this.#pending.filter((f) => f !== fault);
-    return fault;
+  /**
+   * Uses up one application of the first pending fault for `endpoint`. A shared store that is away counts as
+   * no fault: the endpoint runs and answers 503 itself if it needs the store (discovery and certs do not).
+   */
+  async take(endpoint: EndpointName): Promise<PendingFault | undefined> {
+    try {
+      return await this.#faults.take(endpoint);
+    } catch (err) {
+      if (err instanceof OAuthError && err.status === 503) return undefined;
+      throw err;
+    }
   }
 
   /**
@@ -61,7 +63,7 @@ export class FaultInjector {
    * real error of these endpoints is answered; true lets the endpoint run.
    */
   readonly beforeEndpoint = async (endpoint: EndpointName): Promise<boolean> => {
-    const fault = this.take(endpoint);
+    const fault = await this.take(endpoint);
     if (fault === undefined) return true;
     if (fault.delayMs !== undefined && fault.delayMs > 0) await sleep(fault.delayMs);
     if (fault.status === undefined) return true;
@@ -76,14 +78,14 @@ export class FaultInjector {
 /** POST adds a fault, GET lists the pending ones, DELETE clears them. */
 export function faultRoutes(faults: FaultInjector): express.Router {
   const router = express.Router();
-  router.post('/', (req, res) => {
-    res.status(201).json(faults.add(req.body as FaultSpec));
+  router.post('/', async (req, res) => {
+    res.status(201).json(await faults.add(req.body as FaultSpec));
   });
-  router.get('/', (_req, res) => {
-    res.json({ faults: faults.list() });
+  router.get('/', async (_req, res) => {
+    res.json({ faults: await faults.list() });
   });
-  router.delete('/', (_req, res) => {
-    res.json({ cleared: faults.clear() });
+  router.delete('/', async (_req, res) => {
+    res.json({ cleared: await faults.clear() });
   });
   return router;
 }

@@ -29,7 +29,7 @@ export interface QaApiOptions extends QaAccess {
 }
 
 export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
-  const faults = new FaultInjector();
+  const faults = new FaultInjector(p.store.faults);
   const minter = new Minter(p);
   // Scripts often omit Content-Type (curl -d sends form encoding): every body here is JSON.
   const json = express.json({ type: () => true, limit: '1mb' });

@@ -6,7 +6,10 @@ import type { Redis as RedisClient } from 'ioredis';
 import { z } from 'zod';
 import { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { ENDPOINT_NAMES, type EndpointName } from '../http/paths.js';
 import { OAuthError } from '../oauth/errors.js';
+import type { PendingFault } from '../qa/fault-spec.js';
+import type { FaultStore, NewFault } from './faults.js';
 import {
   ASSERTION_TOLERANCE_S,
   type CodeGrant,
@@ -71,6 +74,45 @@ end
 return out
 `;
 
+/** A parsed record whose optional fields are absent rather than undefined. */
+type Present<T> = { [K in keyof T]: Exclude<T[K], undefined> };
+
+/** Drops the keys whose value is undefined (zod gives `field: undefined` for an absent optional field). */
+function present<T extends object>(value: T): Present<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Present<T>;
+}
+
+/**
+ * Uses up one application of the first fault of an endpoint's list (KEYS[1]); returns {the fault after
+ * this use or false, how many entries were dropped because they do not parse}.
+ */
+const TAKE_FAULT_SCRIPT = `
+local bad = 0
+while true do
+  local raw = redis.call('LINDEX', KEYS[1], 0)
+  if not raw then return {false, bad} end
+  local ok, f = pcall(cjson.decode, raw)
+  if ok and type(f) == 'table' and f.remaining == 'always' then return {raw, bad} end
+  if ok and type(f) == 'table' and type(f.remaining) == 'number' then
+    f.remaining = f.remaining - 1
+    if f.remaining <= 0 then redis.call('LPOP', KEYS[1]) else redis.call('LSET', KEYS[1], 0, cjson.encode(f)) end
+    return {cjson.encode(f), bad}
+  end
+  redis.call('LPOP', KEYS[1])
+  bad = bad + 1
+end
+`;
+
+const faultSchema = z.object({
+  id: z.number().int(),
+  endpoint: z.enum(ENDPOINT_NAMES),
+  status: z.number().int().optional(),
+  error: z.string().optional(),
+  description: z.string().optional(),
+  delayMs: z.number().int().min(0).optional(),
+  remaining: z.union([z.number().int(), z.literal('always')]),
+});
+
 /** Every store failure a request meets becomes this: 503, as the real provider answers while degraded. */
 export function unavailable(): OAuthError {
   return new OAuthError(
@@ -80,7 +122,96 @@ export function unavailable(): OAuthError {
   );
 }
 
+/**
+ * A realm's faults in Redis: a list per endpoint (`faults:{endpoint}`, oldest first) and an id counter, so
+ * taking one is a short script on one list.
+ */
+class RedisFaults implements FaultStore {
+  readonly #redis: RedisClient;
+  readonly #prefix: string;
+  readonly #badData: (what: string) => void;
+
+  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#badData = badData;
+  }
+
+  #list(endpoint: EndpointName): string {
+    return `${this.#prefix}faults:${endpoint}`;
+  }
+
+  #parse(raw: string): PendingFault | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+    const parsed = faultSchema.safeParse(value);
+    if (parsed.success) return present(parsed.data);
+    this.#badData('fault');
+    return undefined;
+  }
+
+  add(fault: NewFault): Promise<PendingFault> {
+    return runOnStore(async () => {
+      const id = await this.#redis.incr(`${this.#prefix}fault-id`);
+      const added = { id, ...fault };
+      await this.#redis.rpush(this.#list(fault.endpoint), JSON.stringify(added));
+      return added;
+    });
+  }
+
+  list(): Promise<PendingFault[]> {
+    return runOnStore(async () => {
+      const pipeline = this.#redis.pipeline();
+      for (const endpoint of ENDPOINT_NAMES) pipeline.lrange(this.#list(endpoint), 0, -1);
+      const lists = (await pipeline.exec()) ?? [];
+      const all = lists.flatMap(([, raws]) => (Array.isArray(raws) ? (raws as string[]) : []));
+      return all
+        .map((raw) => this.#parse(raw))
+        .filter((f): f is PendingFault => f !== undefined)
+        .sort((a, b) => a.id - b.id);
+    });
+  }
+
+  clear(): Promise<number> {
+    return runOnStore(async () => {
+      const multi = this.#redis.multi();
+      for (const endpoint of ENDPOINT_NAMES) multi.llen(this.#list(endpoint));
+      multi.del(...ENDPOINT_NAMES.map((endpoint) => this.#list(endpoint)));
+      const results = (await multi.exec()) ?? [];
+      return results
+        .slice(0, ENDPOINT_NAMES.length)
+        .reduce((n, [, length]) => n + (typeof length === 'number' ? length : 0), 0);
+    });
+  }
+
+  take(endpoint: EndpointName): Promise<PendingFault | undefined> {
+    return runOnStore(async () => {
+      const [raw, bad] = (await this.#redis.eval(TAKE_FAULT_SCRIPT, 1, this.#list(endpoint))) as [
+        string | null,
+        number,
+      ];
+      if (bad > 0) this.#badData('fault');
+      return typeof raw === 'string' ? this.#parse(raw) : undefined;
+    });
+  }
+}
+
+/** Runs a store operation; a failure of the store (not an OAuth answer) becomes a 503. */
+async function runOnStore<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    if (err instanceof OAuthError) throw err;
+    throw unavailable();
+  }
+}
+
 class RedisStateStore implements StateStore {
+  readonly faults: FaultStore;
   readonly #redis: RedisClient;
   readonly #clock: Clock;
   readonly #prefix: string;
@@ -95,6 +226,7 @@ class RedisStateStore implements StateStore {
     this.#prefix = `mock-idp:${realm}:`;
     this.#index = `${this.#prefix}sessions`;
     this.#badData = badData;
+    this.faults = new RedisFaults(redis, this.#prefix, badData);
   }
 
   #key(kind: string, id: string): string {
@@ -106,16 +238,15 @@ class RedisStateStore implements StateStore {
     return Math.max(0, Math.min(expiresAt - this.#clock.nowSeconds(), 10 * 365 * 86400)) * 1000 + CLEANUP_MS;
   }
 
-  async #run<T>(op: () => Promise<T>): Promise<T> {
-    try {
-      return await op();
-    } catch (err) {
-      if (err instanceof OAuthError) throw err;
-      throw unavailable();
-    }
+  #run<T>(op: () => Promise<T>): Promise<T> {
+    return runOnStore(op);
   }
 
-  #parse<T>(raw: string | null, schema: z.ZodType<T>, what: string): T | undefined {
+  /**
+   * A stored record, or undefined when there is none or it does not parse (another program's key, an older
+   * format: said once). Optional fields come back absent, not undefined (exactOptionalPropertyTypes).
+   */
+  #parse<T extends object>(raw: string | null, schema: z.ZodType<T>, what: string): Present<T> | undefined {
     if (raw === null) return undefined;
     let value: unknown;
     try {
@@ -129,14 +260,16 @@ class RedisStateStore implements StateStore {
       this.#badData(what);
       return undefined;
     }
-    return parsed.data;
+    return present(parsed.data);
   }
 
   #session(raw: string | null): Session | undefined {
-    const s = this.#parse(raw, sessionSchema, 'session');
-    if (s === undefined) return undefined;
-    const { username, ...rest } = s;
-    return { ...rest, ...(username !== undefined ? { username } : {}) };
+    return this.#parse(raw, sessionSchema, 'session');
+  }
+
+  /** Stores a record that the mock clock expires at `expiresAt` (Redis keeps it a day longer). */
+  async #put(kind: string, id: string, value: object, expiresAt: number): Promise<void> {
+    await this.#redis.set(this.#key(kind, id), JSON.stringify(value), 'PX', this.#ttl(expiresAt));
   }
 
   onSessionEnd(listener: SessionEndListener): void {
@@ -276,39 +409,20 @@ class RedisStateStore implements StateStore {
 
   addCode(grant: CodeGrant): Promise<void> {
     return this.#run(async () => {
-      await this.#redis.set(
-        this.#key('code', grant.code),
-        JSON.stringify(grant),
-        'PX',
-        this.#ttl(grant.expiresAt),
-      );
+      await this.#put('code', grant.code, grant, grant.expiresAt);
     });
   }
 
   takeCode(code: string): Promise<CodeGrant | undefined> {
     return this.#run(async () => {
-      const grant = this.#parse(await this.#redis.getdel(this.#key('code', code)), codeSchema, 'code');
-      if (grant === undefined) return undefined;
-      const { nonce, sessionState, codeChallenge, codeChallengeMethod, ...rest } = grant;
-      return {
-        ...rest,
-        ...(nonce !== undefined ? { nonce } : {}),
-        ...(sessionState !== undefined ? { sessionState } : {}),
-        ...(codeChallenge !== undefined ? { codeChallenge } : {}),
-        ...(codeChallengeMethod !== undefined ? { codeChallengeMethod } : {}),
-      };
+      return this.#parse(await this.#redis.getdel(this.#key('code', code)), codeSchema, 'code');
     });
   }
 
   markCodeSpent(grant: CodeGrant): Promise<void> {
     return this.#run(async () => {
       const spent = { sessionId: grant.sessionId, expiresAt: grant.expiresAt };
-      await this.#redis.set(
-        this.#key('spent', grant.code),
-        JSON.stringify(spent),
-        'PX',
-        this.#ttl(grant.expiresAt),
-      );
+      await this.#put('spent', grant.code, spent, grant.expiresAt);
     });
   }
 

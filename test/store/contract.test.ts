@@ -166,6 +166,35 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     },
   );
 
+  it.skipIf(skip)(
+    'faults: listed in the order added, taken per endpoint, a counted one used up exactly count times',
+    async () => {
+      const { store } = fresh();
+      const first = await store.faults.add({ endpoint: 'token', status: 503, remaining: 3 });
+      const second = await store.faults.add({ endpoint: 'certs', delayMs: 10, remaining: 'always' });
+      const third = await store.faults.add({ endpoint: 'token', status: 400, error: 'x', remaining: 1 });
+      expect((await store.faults.list()).map((f) => f.id)).toEqual([first.id, second.id, third.id]);
+      expect(await store.faults.take('userinfo')).toBeUndefined();
+      const taken = await Promise.all(Array.from({ length: 8 }, () => store.faults.take('token')));
+      expect(taken.map((f) => f?.status ?? null).sort()).toEqual([
+        400,
+        503,
+        503,
+        503,
+        null,
+        null,
+        null,
+        null,
+      ]);
+      expect(taken.find((f) => f?.status === 400)).toEqual({ ...third, remaining: 0 });
+      for (let i = 0; i < 3; i++) expect(await store.faults.take('certs')).toEqual(second);
+      expect(await store.faults.list()).toEqual([second]);
+      expect(await store.faults.clear()).toBe(1);
+      expect(await store.faults.list()).toEqual([]);
+      expect(await store.faults.take('certs')).toBeUndefined();
+    },
+  );
+
   // Only Redis holds data another program could have written.
   if (name === 'redis')
     it.skipIf(skip)('data in Redis that does not parse is absent, logged once, never an error', async () => {
@@ -182,6 +211,12 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
         expect(await store.takeCode('junk')).toBeUndefined();
         expect(await store.sessionStatus('junk')).toBe('unknown');
         expect(warnings.filter((w) => w.includes('a session in Redis does not parse'))).toHaveLength(1);
+        await client.rpush(`mock-idp:${realm}:faults:token`, '{not json', JSON.stringify({ id: 'x' }));
+        expect(await store.faults.list()).toEqual([]);
+        await store.faults.add({ endpoint: 'token', status: 503, remaining: 1 });
+        expect((await store.faults.take('token'))?.status).toBe(503);
+        expect(await store.faults.take('token')).toBeUndefined();
+        expect(warnings.filter((w) => w.includes('a fault in Redis does not parse'))).toHaveLength(1);
       } finally {
         client.disconnect();
       }

@@ -84,6 +84,28 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
       .toEqual({ now: '2031-05-01T00:01:00.000Z', epoch: 1935360060, frozen: true });
   });
 
+  it('a fault set at A applies at B; a counted one is used up exactly count times across replicas', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const added = await call('POST', `${a.base}/mock/faults`, { endpoint: 'token', status: 503, count: 3 });
+    expect(added.status).toBe(201);
+    expect((await call('GET', `${b.base}/mock/faults`)).json['faults']).toEqual([added.json]);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        postForm(
+          endpointsOf([a, b][i % 2]?.base ?? '').token,
+          { grant_type: 'client_credentials' },
+          BATCH_JOB,
+        ),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 503, 503, 503]);
+    expect((await call('GET', `${a.base}/mock/faults`)).json['faults']).toEqual([]);
+    await call('POST', `${b.base}/mock/faults`, { endpoint: 'certs', status: 500, count: 'always' });
+    expect((await get(endpointsOf(a.base).certs)).status).toBe(500);
+    expect((await call('DELETE', `${a.base}/mock/faults`)).json).toEqual({ cleared: 1 });
+    expect((await get(endpointsOf(b.base).certs)).status).toBe(200);
+  });
+
   it('a key rotated at A is published (and signs) at B; a key removed at A is gone at B', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
     const before = (await call('GET', `${b.base}/mock/keys`)).json;
