@@ -1,4 +1,4 @@
-// `node bench/profile.js [--seconds N] [--flow cc|code|both|startup]`: runs mock-idp under `node --cpu-prof`,
+// `node bench/profile.js [--seconds N] [--flow cc|code|both|startup] [--connections N]`: runs mock-idp under `node --cpu-prof`,
 // loads it like `npm run bench` (or, for `startup`, only up to the first token), and prints where the
 // main thread spent its time (self and inclusive).
 // Signing on the libuv thread pool does not show here; it shows as the server's CPU beyond one core.
@@ -16,6 +16,9 @@ const opt = (/** @type {string} */ name, /** @type {string} */ dflt) => {
 };
 const seconds = Math.min(60, Math.max(1, Number(opt('--seconds', '8'))));
 const flow = opt('--flow', 'both');
+// Fewer connections than the bench's 16 keep a loaded machine from descheduling the server mid-function, which
+// a wall-clock sampling profile would charge to whatever function was running.
+const connections = Math.max(1, Number(opt('--connections', '16')));
 const DIR = fileURLToPath(new URL('./results/profile/', import.meta.url));
 
 /** @typedef {{ id: number, callFrame: { functionName: string, url: string, lineNumber: number }, children?: number[] }} ProfNode */
@@ -103,12 +106,17 @@ async function main() {
       load.spawnToFirstTokenMs = Math.round(t - server.t0);
     } else if (flow !== 'code') {
       const headers = { 'content-type': FORM, authorization: basicAuth(MACHINE) };
-      const c = cannon({ url: ep.token, headers, body: CC_BODY, connections: 16, pid });
+      const c = cannon({ url: ep.token, headers, body: CC_BODY, connections, pid });
       await c.slice(seconds);
       load.clientCredentials = c.result();
     }
     if (flow === 'code' || flow === 'both')
-      load.authCode = await authCodeLoad(ep, { concurrency: 16, durationS: seconds, warmupS: 0, pid });
+      load.authCode = await authCodeLoad(ep, {
+        concurrency: connections,
+        durationS: seconds,
+        warmupS: 0,
+        pid,
+      });
   } finally {
     await kill(server.child, 10000);
   }

@@ -110,63 +110,82 @@ const algsOf = (body) => {
  * Starts the three servers, checks one response of each flow, then loads them in alternating slices.
  * @param {{ loadS: number, slices: number, warmupS: number, connections: number, log: (msg: string) => void }} o
  */
-export async function compareLoads({ loadS, slices, warmupS, connections, log }) {
-  /** @type {import('node:child_process').ChildProcess[]} */ const children = [];
+export async function compareLoads(o) {
+  /** @type {Record<string, { base?: string, ep?: { token: string, auth: string }, child: import('node:child_process').ChildProcess }>} */
+  const servers = {};
   try {
     const ours = await startMockIdp();
-    children.push(ours.child);
+    servers.mockIdp = { base: ours.base, child: ours.child };
     const bare = await spawnNode(['bench/bare.js'], { cwd: ROOT, ready: /port (\d+)/ });
-    children.push(bare.child);
+    servers.bare = { base: `http://127.0.0.1:${bare.match[1]}/realms/mock`, child: bare.child };
     const peer = await spawnNode(['bench/oauth2-mock-server.js'], { cwd: ROOT, ready: /port (\d+)/ });
-    children.push(peer.child);
     const peerBase = `http://127.0.0.1:${peer.match[1]}`;
-    const eps = {
-      mockIdp: endpoints(ours.base),
-      bare: endpoints(`http://127.0.0.1:${bare.match[1]}/realms/mock`),
-      oauth2MockServer: { token: `${peerBase}/token`, auth: `${peerBase}/authorize` },
+    servers.oauth2MockServer = {
+      ep: { token: `${peerBase}/token`, auth: `${peerBase}/authorize` },
+      child: peer.child,
     };
-    const pids = { mockIdp: ours.child.pid, bare: bare.child.pid, oauth2MockServer: peer.child.pid };
-    const headers = { 'content-type': FORM, authorization: basicAuth(MACHINE) };
-    /** @type {Record<string, any>} */ const out = {};
-    for (const name of SERVERS) {
-      const ep = eps[name];
-      const cc = algsOf((await ok200(clientCredentials(ep.token), `${name} client_credentials`)).body);
-      const agent = new http.Agent({ keepAlive: false });
-      const ac = algsOf(await authCodeRoundTrip(ep, agent, 0));
-      agent.destroy();
-      out[name] = {
-        cc,
-        ac,
-        cannon: cannon({ url: ep.token, headers, body: CC_BODY, connections, pid: pids[name] }),
-        lanes: codeLanes(ep, { concurrency: connections, pid: pids[name] }),
-      };
-    }
-    const each = loadS / slices;
-    log(`client_credentials: ${connections} connections, ${slices} × ${each} s per server, alternating`);
-    for (const name of SERVERS) await out[name].cannon.warmup(warmupS);
-    for (let i = 0; i < slices; i++) for (const name of SERVERS) await out[name].cannon.slice(each);
-    log(
-      `authorization-code round trips: ${connections} lanes, ${slices} × ${each} s per server, alternating`,
-    );
-    for (const name of SERVERS) await out[name].lanes.warmup(warmupS);
-    for (let i = 0; i < slices; i++) for (const name of SERVERS) await out[name].lanes.slice(each);
-    /** @type {Record<string, any>} */ const r = {};
-    for (const name of SERVERS) {
-      const { cc, ac } = out[name];
-      const ccRes = out[name].cannon.result();
-      const acRes = out[name].lanes.result();
-      r[name] = {
-        clientCredentials: { ...ccRes, rs256PerResponse: cc.rs256, jwtAlgs: cc.jwtAlgs },
-        authCode: { ...acRes, rs256PerRoundTrip: ac.rs256, jwtAlgs: ac.jwtAlgs },
-        peakRssMB: Math.max(ccRes.server.peakRssMB ?? 0, acRes.server.peakRssMB ?? 0) || null,
-      };
-    }
+    const r = await compareLoadsOf(servers, o);
     r.mockIdp.base = ours.base;
     r.oauth2MockServer.version = JSON.parse(
       readFileSync(`${ROOT}node_modules/oauth2-mock-server/package.json`, 'utf8'),
     ).version;
     return r;
   } finally {
-    for (const child of children) await kill(child);
+    for (const { child } of Object.values(servers)) await kill(child);
   }
+}
+
+/**
+ * Loads running servers (a realm base, or explicit endpoints) with both flows in alternating slices, in the
+ * order given; `flows` picks `cc` (client_credentials) and/or `code` (the auth-code round trip).
+ * @param {Record<string, { base?: string, ep?: { token: string, auth: string }, child: import('node:child_process').ChildProcess }>} servers
+ * @param {{ loadS: number, slices: number, warmupS: number, connections: number, log: (msg: string) => void, flows?: string[] }} o
+ */
+export async function compareLoadsOf(
+  servers,
+  { loadS, slices, warmupS, connections, log, flows = ['cc', 'code'] },
+) {
+  const names = Object.keys(servers);
+  const headers = { 'content-type': FORM, authorization: basicAuth(MACHINE) };
+  /** @type {Record<string, any>} */ const out = {};
+  for (const name of names) {
+    const s = /** @type {(typeof servers)[string]} */ (servers[name]);
+    const ep = s.ep ?? endpoints(/** @type {string} */ (s.base));
+    const pid = s.child.pid;
+    const cc = algsOf((await ok200(clientCredentials(ep.token), `${name} client_credentials`)).body);
+    const agent = new http.Agent({ keepAlive: false });
+    const ac = algsOf(await authCodeRoundTrip(ep, agent, 0));
+    agent.destroy();
+    out[name] = {
+      cc,
+      ac,
+      cannon: cannon({ url: ep.token, headers, body: CC_BODY, connections, pid }),
+      lanes: codeLanes(ep, { concurrency: connections, pid }),
+    };
+  }
+  const each = loadS / slices;
+  if (flows.includes('cc')) {
+    log(`client_credentials: ${connections} connections, ${slices} × ${each} s per server, alternating`);
+    for (const name of names) await out[name].cannon.warmup(warmupS);
+    for (let i = 0; i < slices; i++) for (const name of names) await out[name].cannon.slice(each);
+  }
+  if (flows.includes('code')) {
+    log(
+      `authorization-code round trips: ${connections} lanes, ${slices} × ${each} s per server, alternating`,
+    );
+    for (const name of names) await out[name].lanes.warmup(warmupS);
+    for (let i = 0; i < slices; i++) for (const name of names) await out[name].lanes.slice(each);
+  }
+  /** @type {Record<string, any>} */ const r = {};
+  for (const name of names) {
+    const { cc, ac } = out[name];
+    const ccRes = flows.includes('cc') ? out[name].cannon.result() : null;
+    const acRes = flows.includes('code') ? out[name].lanes.result() : null;
+    r[name] = {
+      ...(ccRes ? { clientCredentials: { ...ccRes, rs256PerResponse: cc.rs256, jwtAlgs: cc.jwtAlgs } } : {}),
+      ...(acRes ? { authCode: { ...acRes, rs256PerRoundTrip: ac.rs256, jwtAlgs: ac.jwtAlgs } } : {}),
+      peakRssMB: Math.max(ccRes?.server.peakRssMB ?? 0, acRes?.server.peakRssMB ?? 0) || null,
+    };
+  }
+  return r;
 }

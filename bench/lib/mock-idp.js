@@ -22,14 +22,20 @@ export function shebangFlags(bin) {
 
 /**
  * Spawns `node [shebang flags] [nodeFlags] bin/mock-idp.js --port 0 --fixtures bench/fixtures.yaml --quiet [extra]`.
- * @param {{ nodeFlags?: string[], extra?: string[], timeoutMs?: number, fixtures?: string }} [opts]
+ * @param {{ nodeFlags?: string[], extra?: string[], timeoutMs?: number, fixtures?: string, bin?: string }} [opts]
  * @returns {Promise<{ child: import('node:child_process').ChildProcess, base: string, t0: number, tReady: number }>}
  */
-export async function startMockIdp({ nodeFlags = [], extra = [], timeoutMs, fixtures = FIXTURES } = {}) {
+export async function startMockIdp({
+  nodeFlags = [],
+  extra = [],
+  timeoutMs,
+  fixtures = FIXTURES,
+  bin = BIN,
+} = {}) {
   const args = [
-    ...shebangFlags(BIN),
+    ...shebangFlags(bin),
     ...nodeFlags,
-    BIN,
+    bin,
     '--port',
     '0',
     '--fixtures',

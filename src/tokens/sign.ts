@@ -1,7 +1,8 @@
 // Signing: RS256 with the realm key for access/ID/proof tokens, HS256 with the realm secret for refresh tokens.
 import { createHash } from 'node:crypto';
-import { SignJWT, type CryptoKey, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import type { CryptoKey, JWTHeaderParameters, JWTPayload } from 'jose';
 import type { SigningKey } from '../keys/key-store.js';
+import { jwsHs256, jwsRs256 } from './jws.js';
 
 export interface RealmSecret {
   kid: string;
@@ -28,24 +29,22 @@ export function hmacKey(secret: RealmSecret): Promise<CryptoKey> {
   return key;
 }
 
+/** RS256 with the realm key, via the prepared-header signer (src/tokens/jws.ts: jose's bytes, less per-call work). */
 export async function signRs256(
   key: SigningKey,
   claims: JWTPayload,
   header: Partial<JWTHeaderParameters> = {},
 ): Promise<string> {
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid, ...header })
-    .sign(key.privateKey);
+  return jwsRs256(key, claims, header);
 }
 
+/** HS256 with the realm secret (refresh tokens, the identity cookie), via the prepared-header signer. */
 export async function signHs256(
   secret: RealmSecret,
   claims: JWTPayload,
   header: Partial<JWTHeaderParameters> = {},
 ): Promise<string> {
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: secret.kid, ...header })
-    .sign(await hmacKey(secret));
+  return jwsHs256(secret, claims, header);
 }
 
 /**
