@@ -59,6 +59,7 @@ export function parseInstant(value: string | number | Date): number {
 export class Clock {
   #offsetMs = 0;
   #frozenAtMs: number | undefined;
+  readonly #listeners: (() => void)[] = [];
 
   constructor(options: ClockOptions = {}) {
     const start = options.startMs !== undefined ? checkInstantMs(options.startMs, 'start time') : undefined;
@@ -114,6 +115,16 @@ export class Clock {
   reset(): void {
     this.#frozenAtMs = undefined;
     this.#offsetMs = 0;
+    this.#changed();
+  }
+
+  /** Calls `listener` after every set, advance or reset (not after restore): replicas publish the change. */
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
   }
 
   #setMs(targetMs: number, frozenOption: boolean | undefined): void {
@@ -126,6 +137,7 @@ export class Clock {
       this.#frozenAtMs = undefined;
       this.#offsetMs = target - Clock.realMs();
     }
+    this.#changed();
   }
 
   /** Moves time forward (or back, with a negative value) by seconds; out of range throws and changes nothing. */

@@ -53,6 +53,11 @@ export function watchFixtures(file: string, io: WatchIo): FixturesWatcher {
     lastDigest = digest;
     try {
       const { realm, ignored } = await replaceFixtures(p, text, file, dir);
+      p.fixturesText = text;
+      // Replicas on a shared store take the reload over, as they take a PUT /mock/fixtures over.
+      await p.qaShare?.publish('fixtures').catch(() => {
+        io.stderr(`mock-idp: ${file} reloaded here, but the store is away: the other replicas keep theirs`);
+      });
       const later = ignored.length > 0 ? `; ${ignored.join(', ')} apply at the next start` : '';
       io.stdout(
         `mock-idp: reloaded ${file} (${realm.clients.size} clients, ${realm.users.size} users${later})`,

@@ -37,6 +37,8 @@ interface KeysState {
 
 export function shareQaState(p: Provider, state: SharedQaState, log: Logger): QaShare {
   const applied = new Map<SharedKind, string>();
+  /** The write of each kind in flight: publishing the same value again joins it. */
+  const writing = new Map<SharedKind, { value: string; done: Promise<void> }>();
   let seen: string | null | undefined;
   let pulling: Promise<void> | undefined;
 
@@ -99,19 +101,41 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     return pulling;
   };
 
+  let closed = false;
+  const publish = (kind: SharedKind): Promise<void> => {
+    const value = current(kind);
+    if (value === undefined || closed) return Promise.resolve();
+    const pending = writing.get(kind);
+    if (pending?.value === value) return pending.done;
+    applied.set(kind, value);
+    const done = state.write(kind, value).finally(() => {
+      if (writing.get(kind)?.done === done) writing.delete(kind);
+    });
+    writing.set(kind, { value, done });
+    return done;
+  };
+
+  // A clock moved in-process (idp.clock) is published as one moved through /mock/clock is (that route's own
+  // publish then joins this write).
+  p.clock.onChange(() => {
+    publish('clock').catch(() =>
+      log.warn(
+        `mock-idp: the clock change of realm "${p.realm.name}" could not be shared: the store is away`,
+      ),
+    );
+  });
+
   const timer = setInterval(() => {
     pull().catch(() => undefined); // the store is away: the next tick tries again
   }, POLL_MS);
   timer.unref();
 
   return {
-    async publish(kind) {
-      const value = current(kind);
-      if (value === undefined) return;
-      applied.set(kind, value);
-      await state.write(kind, value);
-    },
+    publish,
     pull,
-    close: () => clearInterval(timer),
+    close: () => {
+      closed = true;
+      clearInterval(timer);
+    },
   };
 }

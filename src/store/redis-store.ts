@@ -510,11 +510,12 @@ class RedisBackend implements StoreBackend {
     const hash = `mock-idp:${realm}:qa`;
     const version = `mock-idp:${realm}:qa-version`;
     return {
-      version: () => this.#redis.get(version),
-      read: () => this.#redis.hgetall(hash),
-      write: async (kind, value) => {
-        await this.#redis.multi().hset(hash, kind, value).incr(version).exec();
-      },
+      version: () => runOnStore(() => this.#redis.get(version)),
+      read: () => runOnStore(() => this.#redis.hgetall(hash)),
+      write: (kind, value) =>
+        runOnStore(async () => {
+          await this.#redis.multi().hset(hash, kind, value).incr(version).exec();
+        }),
     };
   };
 

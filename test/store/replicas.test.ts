@@ -3,7 +3,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { authorize, BATCH_JOB, exchangeCode, WEB_APP } from '../helpers/bundled.js';
 import { ensureBuilt, runBin, spawnServer, type ServeProcess } from '../helpers/cli.js';
-import { call, get, postForm, type Answer } from '../helpers/http.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startMockIdp } from '../../src/index.js';
+import { tempDir } from '../helpers/files.js';
+import { basic, call, get, postForm, type Answer } from '../helpers/http.js';
 import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
 import { endpointsOf } from '../helpers/server.js';
 
@@ -23,8 +27,8 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     await redis.stop();
   });
 
-  async function replica(): Promise<ServeProcess> {
-    const p = await spawnServer(['--store', redis.url, '--quiet']);
+  async function replica(args: string[] = []): Promise<ServeProcess> {
+    const p = await spawnServer(['--store', redis.url, '--quiet', ...args]);
     started.push(p);
     return p;
   }
@@ -150,6 +154,40 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     await expect.poll(async () => (await night(b.base)).status, { timeout: 5000 }).toBe(200);
     const old = await postForm(endpointsOf(b.base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
     expect(old.status).toBe(401);
+  });
+
+  it('a --watch reload at A is served at B', async () => {
+    const files = tempDir();
+    try {
+      const file = join(files.dir, 'realm.yaml');
+      const fixtures = (id: string): string =>
+        `realm: mock\nclients:\n  ${id}: { secret: s3cret, grants: [client_credentials] }\n`;
+      writeFileSync(file, fixtures('day-job'));
+      await replica(['--fixtures', file, '--watch']);
+      const b = await replica(['--fixtures', file]);
+      const cc = (base: string, id: string): Promise<Answer> =>
+        postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, basic(id, 's3cret'));
+      expect((await cc(b.base, 'day-job')).status).toBe(200);
+      writeFileSync(file, fixtures('night-job'));
+      await expect.poll(async () => (await cc(b.base, 'night-job')).status, { timeout: 10_000 }).toBe(200);
+      expect((await cc(b.base, 'day-job')).status).toBe(401);
+    } finally {
+      files.remove();
+    }
+  });
+
+  it('a clock moved in-process (idp.clock) at A is seen at B', async () => {
+    const a = await startMockIdp({ store: redis.url });
+    try {
+      const b = await replica();
+      a.clock.set({ now: '2032-02-02T00:00:00Z', frozen: true });
+      a.clock.advance(30);
+      await expect
+        .poll(async () => (await call('GET', `${b.base}/mock/clock`)).json, { timeout: 5000 })
+        .toEqual({ now: '2032-02-02T00:00:30.000Z', epoch: 1959292830, frozen: true });
+    } finally {
+      await a.close();
+    }
   });
 
   it('kill -9 of A and a restart lose nothing: its sessions are still active', async () => {
