@@ -2,10 +2,11 @@
 // Request handling sees it through the narrow RealmContext; verifying tokens lives in tokens/verify.ts,
 // replacing fixtures in fixtures/replace.ts.
 import type { Clock } from './clock.js';
-import type { Realm } from './fixtures/realm.js';
+import type { Client, Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import { MemoryStore, type Session, type StateStore } from './oauth/store.js';
+import { addClient, deleteClient } from './oauth/registration.js';
 import { RequestJournal } from './qa/journal.js';
 import type { QaShare } from './store/qa-sync.js';
 import type { RealmContext, SessionInit } from './realm-context.js';
@@ -103,6 +104,22 @@ export class Provider implements RealmContext {
       expiresAt: Math.max(idle, until ?? 0),
     });
     return id;
+  }
+
+  async catchUp(): Promise<void> {
+    await this.qaShare?.catchUp();
+  }
+
+  async addRegisteredClient(client: Client): Promise<boolean> {
+    if (this.qaShare !== undefined && !(await this.qaShare.addClient(client))) return false;
+    addClient(this.#realm, client);
+    return true;
+  }
+
+  async removeRegisteredClient(client: Client): Promise<boolean> {
+    const removed = this.qaShare === undefined || (await this.qaShare.removeClient(client.id));
+    deleteClient(this.#realm, client);
+    return removed;
   }
 
   /** Keeps a session alive for another idle period (a token set issued, a single sign-on). */

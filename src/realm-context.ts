@@ -1,7 +1,7 @@
 // What request handling needs of a realm: its fixtures model, clock, ids, keys, secret and store. The
 // endpoints and oauth/ take this narrow view; the Provider class (realm state) implements it.
 import type { Clock } from './clock.js';
-import type { Realm } from './fixtures/realm.js';
+import type { Client, Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { Session, StateStore } from './oauth/store.js';
@@ -38,4 +38,13 @@ export interface RealmContext {
   openSession(init: SessionInit): Promise<string>;
   /** Keeps a session alive for another idle period; `clientId` joins its clients. Writes it back. */
   touchSession(session: Session, clientId?: string): Promise<void>;
+  /**
+   * With a shared store, takes over what other replicas changed (fixtures, keys, clock, registered clients)
+   * now rather than at the next poll: called before an unknown client id is refused.
+   */
+  catchUp(): Promise<void>;
+  /** Adds a dynamically registered client (to the shared store first); false when its id is taken there. */
+  addRegisteredClient(client: Client): Promise<boolean>;
+  /** Removes a dynamically registered client (from the shared store first); false when it was gone. */
+  removeRegisteredClient(client: Client): Promise<boolean>;
 }

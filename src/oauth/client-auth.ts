@@ -45,8 +45,17 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function lookup(p: RealmContext, id: string): Client {
-  const client = p.realm.clients.get(id);
+/**
+ * The client `id` names. With a shared store, a client registered or deleted at another replica moments ago
+ * counts at once: an unknown or registered one is looked up again after catching up (fixture clients need
+ * no look at the store).
+ */
+async function lookup(p: RealmContext, id: string): Promise<Client> {
+  let client = p.realm.clients.get(id);
+  if (client === undefined || client.registration !== undefined) {
+    await p.catchUp();
+    client = p.realm.clients.get(id);
+  }
   if (client === undefined)
     throw explained(invalidClient(INVALID_CREDENTIALS), {
       why: `unknown client "${id}" (not in the fixtures)`,
@@ -124,7 +133,7 @@ async function authenticate(p: RealmContext, input: ClientAuthInput): Promise<Au
 
   if (input.authorization !== undefined && /^Basic\s/i.test(input.authorization)) {
     const { id, secret } = parseBasic(input.authorization);
-    const client = lookup(p, id);
+    const client = await lookup(p, id);
     const bodyId = params.get('client_id');
     if (bodyId !== undefined && bodyId !== id)
       throw invalidRequest('client_id in the body differs from the Authorization header');
@@ -141,7 +150,7 @@ async function authenticate(p: RealmContext, input: ClientAuthInput): Promise<Au
     throw invalidClient(
       'Missing client authentication: send client credentials (Basic, client_secret, or client_assertion)',
     );
-  const client = lookup(p, id);
+  const client = await lookup(p, id);
   if (bodySecret !== undefined) {
     requireMethod(client, 'client_secret_post');
     if (client.secret === undefined || !sameSecret(bodySecret, client.secret))
@@ -168,7 +177,7 @@ async function verifyAssertion(p: RealmContext, input: ClientAuthInput, assertio
   }
   const id = unverified.sub ?? unverified.iss;
   if (typeof id !== 'string') throw invalidClient('client_assertion has no sub/iss naming the client');
-  const client = lookup(p, id);
+  const client = await lookup(p, id);
   const bodyId = input.params.get('client_id');
   if (bodyId !== undefined && bodyId !== id)
     throw invalidRequest('client_id differs from the client_assertion subject');

@@ -6,6 +6,8 @@ import type { Client, Realm } from '../fixtures/realm.js';
 import { nameUuid, type Ids } from '../ids.js';
 import { checkClientMetadata, invalidMetadata, type ClientMetadata } from './client-metadata.js';
 import { invalidToken, type OAuthError } from './errors.js';
+import { z } from 'zod';
+import { AUTH_METHODS, GRANT_TYPES } from '../fixtures/schema.js';
 
 /** Most clients one realm holds by registration; delete some, or replace the fixtures, to register more. */
 export const MAX_REGISTERED_CLIENTS = 1000;
@@ -23,30 +25,31 @@ export interface RegistrationContext {
   realm: Realm;
   ids: Ids;
   clock: Clock;
+  /**
+   * Adds a registered client to the realm (and to a shared store first, for the other replicas); false when
+   * the store already holds a client of that id (another replica's), so another id must be drawn.
+   */
+  addRegisteredClient(client: Client): Promise<boolean>;
+}
+
+/** A registered client as a shared store keeps it: what rebuilds the same client at another replica. */
+export interface RegistrationRecord {
+  id: string;
+  secret?: string;
+  /** SHA-256 of the registration access token, base64url. */
+  tokenDigest: string;
+  issuedAt: number;
+  metadata: ClientMetadata;
 }
 
 const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post']);
 const digest = (token: string): Buffer => createHash('sha256').update(token).digest();
 
-/** Registers a client from RFC 7591 metadata; returns it with its registration access token. */
-export async function registerClient(
-  ctx: RegistrationContext,
-  body: Record<string, unknown>,
-): Promise<{ client: Client; accessToken: string }> {
-  const { realm } = ctx;
-  const metadata = await checkClientMetadata(body, realm);
-  let registered = 0;
-  for (const c of realm.clients.values()) if (c.registration !== undefined) registered++;
-  if (registered >= MAX_REGISTERED_CLIENTS)
-    throw invalidMetadata(
-      `This realm holds ${MAX_REGISTERED_CLIENTS} registered clients already: delete one or replace the fixtures`,
-    );
-  let id = ctx.ids.uuid('client-id');
-  while (realm.clients.has(id)) id = ctx.ids.uuid('client-id');
-  const accessToken = ctx.ids.opaque('registration-token', 32);
+/** A registered client of the realm `realmName`, from what registration decided. */
+function clientOf(realmName: string, record: RegistrationRecord): Client {
+  const { id, secret, metadata } = record;
   const method = metadata.token_endpoint_auth_method;
-  const secret = SECRET_METHODS.has(method) ? ctx.ids.opaque('client-secret', 24) : undefined;
-  const client: Client = {
+  return {
     id,
     ...(secret !== undefined ? { secret } : {}),
     // Keycloak's client-secret authenticator takes the secret either way; the metadata says the one asked for.
@@ -77,18 +80,105 @@ export async function registerClient(
       ? { backchannelLogoutUri: metadata.backchannel_logout_uri }
       : {}),
     serviceAccount: {
-      sub: nameUuid(realm.name, 'service-account', id),
+      sub: nameUuid(realmName, 'service-account', id),
       username: `service-account-${id}`,
       claims: { preferred_username: `service-account-${id}` },
       realmRoles: [],
       clientRoles: {},
     },
-    registration: { tokenDigest: digest(accessToken), issuedAt: ctx.clock.nowSeconds(), metadata },
+    registration: {
+      tokenDigest: Buffer.from(record.tokenDigest, 'base64url'),
+      issuedAt: record.issuedAt,
+      metadata,
+    },
   };
-  realm.clients.set(id, client);
+}
+
+/** What a shared store keeps of a registered client. */
+export function registrationRecord(client: Client): RegistrationRecord {
+  const registration = client.registration as Registration;
+  return {
+    id: client.id,
+    ...(client.secret !== undefined ? { secret: client.secret } : {}),
+    tokenDigest: registration.tokenDigest.toString('base64url'),
+    issuedAt: registration.issuedAt,
+    metadata: registration.metadata,
+  };
+}
+
+const recordSchema = z.object({
+  id: z.string().min(1),
+  secret: z.string().optional(),
+  tokenDigest: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+  issuedAt: z.number(),
+  metadata: z.looseObject({
+    redirect_uris: z.array(z.url()),
+    grant_types: z.array(z.enum(GRANT_TYPES)),
+    response_types: z.array(z.string()),
+    token_endpoint_auth_method: z.enum(AUTH_METHODS),
+    scope: z.string(),
+    subject_type: z.enum(['public', 'pairwise']),
+    sector_identifier_uri: z.url().optional(),
+    jwks: z.looseObject({ keys: z.array(z.record(z.string(), z.unknown())) }).optional(),
+  }),
+});
+
+/** The client a shared store's record describes; undefined when the record does not parse. */
+export function clientOfRecord(realmName: string, text: string): Client | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = recordSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const { secret, ...rest } = parsed.data;
+  return clientOf(realmName, {
+    ...rest,
+    ...(secret !== undefined ? { secret } : {}),
+    metadata: parsed.data.metadata as ClientMetadata,
+  });
+}
+
+/** Adds a registered client to the realm model (it then works wherever a fixture client does). */
+export function addClient(realm: Realm, client: Client): void {
+  realm.clients.set(client.id, client);
   realm.subjects.set(client.serviceAccount.sub, { subject: client.serviceAccount, serviceAccountOf: client });
   for (const origin of client.webOrigins) realm.webOrigins.add(origin);
-  return { client, accessToken };
+}
+
+/** Registers a client from RFC 7591 metadata; returns it with its registration access token. */
+export async function registerClient(
+  ctx: RegistrationContext,
+  body: Record<string, unknown>,
+): Promise<{ client: Client; accessToken: string }> {
+  const { realm } = ctx;
+  const metadata = await checkClientMetadata(body, realm);
+  let registered = 0;
+  for (const c of realm.clients.values()) if (c.registration !== undefined) registered++;
+  if (registered >= MAX_REGISTERED_CLIENTS)
+    throw invalidMetadata(
+      `This realm holds ${MAX_REGISTERED_CLIENTS} registered clients already: delete one or replace the fixtures`,
+    );
+  const accessToken = ctx.ids.opaque('registration-token', 32);
+  const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method)
+    ? ctx.ids.opaque('client-secret', 24)
+    : undefined;
+  const issuedAt = ctx.clock.nowSeconds();
+  for (;;) {
+    let id = ctx.ids.uuid('client-id');
+    while (realm.clients.has(id)) id = ctx.ids.uuid('client-id');
+    const client = clientOf(realm.name, {
+      id,
+      ...(secret !== undefined ? { secret } : {}),
+      tokenDigest: digest(accessToken).toString('base64url'),
+      issuedAt,
+      metadata,
+    });
+    // Another replica may hold this id (the same seed draws the same ids): draw again.
+    if (await ctx.addRegisteredClient(client)) return { client, accessToken };
+  }
 }
 
 /**
@@ -108,7 +198,8 @@ export function registeredClient(realm: Realm, clientId: string, token: string |
   return client;
 }
 
-function refused(): OAuthError {
+/** The RFC 7592 §2 answer for a client that is not (or no longer) there for this token. */
+export function refused(): OAuthError {
   return invalidToken('Invalid registration access token for this client');
 }
 

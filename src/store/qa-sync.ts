@@ -7,6 +7,8 @@ import { replaceFixtures } from '../fixtures/replace.js';
 import { toSigningKey, type SigningKey } from '../keys/key-store.js';
 import { parsePrivateKey } from '../keys/load-key.js';
 import type { Logger } from '../log.js';
+import type { Client } from '../fixtures/realm.js';
+import { addClient, clientOfRecord, deleteClient, registrationRecord } from '../oauth/registration.js';
 import type { Provider } from '../provider.js';
 
 export type SharedKind = 'clock' | 'keys' | 'fixtures';
@@ -15,7 +17,14 @@ export type SharedKind = 'clock' | 'keys' | 'fixtures';
 export interface SharedQaState {
   version(): Promise<string | null>;
   read(): Promise<Record<string, string>>;
+  /** Publishes a change; new fixtures also end every registered client (as they do in one process). */
   write(kind: SharedKind, value: string): Promise<void>;
+  /** The dynamically registered clients: client id → registration record (JSON). */
+  clients(): Promise<Record<string, string>>;
+  /** Adds a registered client unless one of that id is there; false when it was. */
+  addClient(id: string, record: string): Promise<boolean>;
+  /** Removes a registered client; false when it was not there. */
+  removeClient(id: string): Promise<boolean>;
 }
 
 export interface QaShare {
@@ -23,6 +32,12 @@ export interface QaShare {
   publish(kind: SharedKind): Promise<void>;
   /** Takes over what the other replicas published (also run by the poller). */
   pull(): Promise<void>;
+  /** Like pull, but after any pull already under way: what was published before this call is taken over. */
+  catchUp(): Promise<void>;
+  /** Publishes a registered client; false when the store holds one of that id already. */
+  addClient(client: Client): Promise<boolean>;
+  /** Withdraws a registered client; false when it was gone already. */
+  removeClient(id: string): Promise<boolean>;
   close(): void;
 }
 
@@ -75,24 +90,43 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     }
   };
 
+  const warned = new Set<string>();
+  /** Another program's value, an older format: ignored, said once. */
+  const ignored = (what: string): void => {
+    if (warned.has(what)) return;
+    warned.add(what);
+    log.warn(`mock-idp: the shared ${what} of realm "${p.realm.name}" in the store does not apply: ignored`);
+  };
+
+  /** Makes the realm's registered clients those of the store (after any fixtures change was applied). */
+  const applyClients = (records: Record<string, string>): void => {
+    const realm = p.realm;
+    for (const client of [...realm.clients.values()])
+      if (client.registration !== undefined && records[client.id] === undefined) deleteClient(realm, client);
+    for (const [id, record] of Object.entries(records)) {
+      if (realm.clients.has(id)) continue;
+      const client = clientOfRecord(realm.name, record);
+      if (client === undefined || client.id !== id) ignored('registered client');
+      else addClient(realm, client);
+    }
+  };
+
   const pullOnce = async (): Promise<void> => {
     const version = await state.version();
     if (version === seen) return;
-    const all = await state.read();
+    const [all, clients] = await Promise.all([state.read(), state.clients()]);
     for (const kind of ['fixtures', 'keys', 'clock'] as const) {
       const value = all[kind];
       if (value === undefined || value === applied.get(kind)) continue;
       try {
         await apply(kind, value);
       } catch (err) {
-        // Another program's value, an older format: ignored, said once.
         if (!(err instanceof SyntaxError || err instanceof FixturesError || err instanceof Error)) throw err;
-        log.warn(
-          `mock-idp: the shared ${kind} of realm "${p.realm.name}" in the store does not apply: ignored`,
-        );
+        ignored(kind);
       }
       applied.set(kind, value);
     }
+    applyClients(clients);
     seen = version;
   };
 
@@ -133,6 +167,12 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
   return {
     publish,
     pull,
+    catchUp: async () => {
+      await pulling?.catch(() => undefined);
+      await pull();
+    },
+    addClient: (client) => state.addClient(client.id, JSON.stringify(registrationRecord(client))),
+    removeClient: (id) => state.removeClient(id),
     close: () => {
       closed = true;
       clearInterval(timer);

@@ -509,12 +509,26 @@ class RedisBackend implements StoreBackend {
   sharedQa = (realm: string): SharedQaState => {
     const hash = `mock-idp:${realm}:qa`;
     const version = `mock-idp:${realm}:qa-version`;
+    const clients = `mock-idp:${realm}:clients`;
     return {
       version: () => runOnStore(() => this.#redis.get(version)),
       read: () => runOnStore(() => this.#redis.hgetall(hash)),
       write: (kind, value) =>
         runOnStore(async () => {
-          await this.#redis.multi().hset(hash, kind, value).incr(version).exec();
+          const multi = this.#redis.multi().hset(hash, kind, value);
+          if (kind === 'fixtures') multi.del(clients);
+          await multi.incr(version).exec();
+        }),
+      clients: () => runOnStore(() => this.#redis.hgetall(clients)),
+      addClient: (id, record) =>
+        runOnStore(async () => {
+          const results = await this.#redis.multi().hsetnx(clients, id, record).incr(version).exec();
+          return results?.[0]?.[1] === 1;
+        }),
+      removeClient: (id) =>
+        runOnStore(async () => {
+          const results = await this.#redis.multi().hdel(clients, id).incr(version).exec();
+          return results?.[0]?.[1] === 1;
         }),
     };
   };

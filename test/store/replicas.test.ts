@@ -5,9 +5,11 @@ import { authorize, BATCH_JOB, exchangeCode, WEB_APP } from '../helpers/bundled.
 import { ensureBuilt, runBin, spawnServer, type ServeProcess } from '../helpers/cli.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { startMockIdp } from '../../src/index.js';
+import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/files.js';
-import { basic, call, get, postForm, type Answer } from '../helpers/http.js';
+import { basic, call, get, postForm, readAnswer, type Answer } from '../helpers/http.js';
 import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
 import { endpointsOf } from '../helpers/server.js';
 
@@ -31,6 +33,26 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     const p = await spawnServer(['--store', redis.url, '--quiet', ...args]);
     started.push(p);
     return p;
+  }
+
+  /** Registers a client_credentials client (RFC 7591) at `base`: its registration answer. */
+  async function register(base: string): Promise<Record<string, string>> {
+    const registered = await fetch(`${base}/clients-registrations/openid-connect`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: ['http://localhost:4000/cb'],
+        grant_types: ['client_credentials'],
+        client_name: 'shared',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    return (await registered.json()) as Record<string, string>;
+  }
+
+  function registeredToken(base: string, r: Record<string, string>): Promise<Answer> {
+    const credentials = basic(String(r['client_id']), String(r['client_secret']));
+    return postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, credentials);
   }
 
   function refresh(base: string, token: string): Promise<Answer> {
@@ -110,6 +132,58 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     expect((await get(endpointsOf(b.base).certs)).status).toBe(200);
   });
 
+  it('a client registered at A is used, read and deleted at B at once; then it is gone at A and C', async () => {
+    const [a, b, c] = await Promise.all([replica(), replica(), replica()]);
+    const r = await register(a.base);
+    const id = r['client_id'];
+    const cc = (base: string): Promise<Answer> => registeredToken(base, r);
+    // No waiting: B and C look a client they do not know up in the store.
+    expect((await cc(b.base)).status).toBe(200);
+    const uri = (base: string): string => `${base}/clients-registrations/openid-connect/${id}`;
+    const bearer = { authorization: `Bearer ${r['registration_access_token']}` };
+    const read = await readAnswer(await fetch(uri(c.base), { headers: bearer }));
+    expect(read.status).toBe(200);
+    expect(read.json['client_name']).toBe('shared');
+    const removed = await fetch(uri(b.base), { method: 'DELETE', headers: bearer });
+    expect(removed.status).toBe(204);
+    expect((await cc(a.base)).status).toBe(401);
+    expect((await cc(c.base)).status).toBe(401);
+    const again = await fetch(uri(a.base), { headers: bearer });
+    expect(again.status).toBe(401);
+  });
+
+  it('a registered client in Redis that does not parse is ignored, logged once, never a 500', async () => {
+    const junk = new Redis(redis.url);
+    const warnings: string[] = [];
+    try {
+      await junk.hset('mock-idp:mock:clients', 'junk', '{not json', 'old', JSON.stringify({ id: 'old' }));
+      await junk.incr('mock-idp:mock:qa-version');
+      const a = await startMockIdp({
+        store: redis.url,
+        logger: createLogger(
+          'warn',
+          () => undefined,
+          (line) => warnings.push(line),
+        ),
+      });
+      try {
+        for (const id of ['junk', 'old', 'junk']) {
+          const answer = await postForm(
+            endpointsOf(a.issuer).token,
+            { grant_type: 'client_credentials' },
+            basic(id, 'x'),
+          );
+          expect(answer.status).toBe(401);
+        }
+        expect(warnings.filter((w) => w.includes('registered client'))).toHaveLength(1);
+      } finally {
+        await a.close();
+      }
+    } finally {
+      junk.disconnect();
+    }
+  });
+
   it('a key rotated at A is published (and signs) at B; a key removed at A is gone at B', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
     const before = (await call('GET', `${b.base}/mock/keys`)).json;
@@ -143,8 +217,13 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
       '  night-job: { secret: night-secret, grants: [client_credentials] }',
       '',
     ].join('\n');
+    const r = await register(b.base);
+    expect((await registeredToken(a.base, r)).status).toBe(200);
     const put = await fetch(`${a.base}/mock/fixtures`, { method: 'PUT', body: fixtures });
     expect(put.status).toBe(200);
+    // New fixtures end the registered clients at every replica.
+    expect((await registeredToken(a.base, r)).status).toBe(401);
+    expect((await registeredToken(b.base, r)).status).toBe(401);
     const night = (base: string): Promise<Answer> =>
       postForm(
         endpointsOf(base).token,

@@ -78,8 +78,13 @@ export function authorizeHandler(p: RealmContext): RequestHandler {
     }
     const issuer = issuerOf(res);
     const clientId = params.get('client_id');
-    const client = clientId !== undefined ? p.realm.clients.get(clientId) : undefined;
     if (clientId === undefined) return sendErrorPage(res, 400, 'Missing parameter: client_id');
+    let client = p.realm.clients.get(clientId);
+    if (client === undefined || client.registration !== undefined) {
+      // One registered or deleted at another replica moments ago counts at once.
+      await p.catchUp();
+      client = p.realm.clients.get(clientId);
+    }
     if (client === undefined) return sendErrorPage(res, 400, `Client not found: "${clientId}"`);
     // Only a fixture client id reaches the log line: request text could forge log lines.
     noteForLog(res, { client: client.id });

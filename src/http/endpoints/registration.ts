@@ -5,12 +5,7 @@ import type { RealmContext } from '../../realm-context.js';
 import { RESERVED_MEMBER, nestsDeeperThan, reservedMemberPaths } from '../../json-limits.js';
 import { invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { invalidMetadata } from '../../oauth/client-metadata.js';
-import {
-  deleteClient,
-  registerClient,
-  registeredClient,
-  registrationResponse,
-} from '../../oauth/registration.js';
+import { refused, registerClient, registeredClient, registrationResponse } from '../../oauth/registration.js';
 import { issuerOf, noteForLog, sendJson } from '../context.js';
 import { PATHS } from '../paths.js';
 
@@ -53,7 +48,9 @@ function bearer(req: Request): string | undefined {
 
 export function registerHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
-    const { client, accessToken } = await registerClient(p, metadataBody(req));
+    const body = metadataBody(req);
+    await p.catchUp();
+    const { client, accessToken } = await registerClient(p, body);
     noteForLog(res, { client: client.id });
     const uri = clientUri(issuerOf(res), client.id);
     sendJson(res, 201, registrationResponse(client, uri, accessToken), { ...noStore, Location: uri });
@@ -62,16 +59,18 @@ export function registerHandler(p: RealmContext): RequestHandler {
 
 /** GET (read) and DELETE of a registered client, with its registration access token. */
 export function registeredClientHandler(p: RealmContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const token = bearer(req);
     if (token === undefined)
       throw invalidToken(
         'Missing registration access token (Authorization: Bearer <registration_access_token>)',
       );
+    // A client registered or deleted at another replica counts here at once.
+    await p.catchUp();
     const client = registeredClient(p.realm, String(req.params['clientId']), token);
     noteForLog(res, { client: client.id });
     if (req.method === 'DELETE') {
-      deleteClient(p.realm, client);
+      if (!(await p.removeRegisteredClient(client))) throw refused();
       res.status(204).set(noStore).end();
       return;
     }
