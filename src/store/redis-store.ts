@@ -16,6 +16,7 @@ import {
   type Session,
   type SessionEndListener,
   type SessionEndReason,
+  type SessionPage,
   type StateStore,
 } from '../oauth/store.js';
 import { redact, StoreError, type StoreBackend, type StoreHealth } from './backend.js';
@@ -55,6 +56,7 @@ const spentSchema = z.object({ sessionId: z.string(), expiresAt: z.number() });
 /** Removes the sessions of the index whose expiresAt (by the mock clock, ARGV[1]) has passed; returns them. */
 const EXPIRE_SCRIPT = `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+-- KEYS[2]: the ids in lexical order (pages); every session removed here leaves it too.
 local out = {}
 for _, id in ipairs(ids) do
   local key = ARGV[2] .. id
@@ -63,9 +65,11 @@ for _, id in ipairs(ids) do
   if raw then ok, s = pcall(cjson.decode, raw) end
   if not raw or not ok or type(s) ~= 'table' or type(s.expiresAt) ~= 'number' then
     redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
   elseif s.expiresAt <= tonumber(ARGV[1]) then
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
     table.insert(out, raw)
   else
     redis.call('ZADD', KEYS[1], s.expiresAt, id)
@@ -216,6 +220,8 @@ class RedisStateStore implements StateStore {
   readonly #clock: Clock;
   readonly #prefix: string;
   readonly #index: string;
+  /** Every session id with score 0, so ZRANGEBYLEX pages them in id order. */
+  readonly #order: string;
   readonly #listeners: SessionEndListener[] = [];
   readonly #badData: (what: string) => void;
   tombstoneSeconds = 0;
@@ -225,6 +231,7 @@ class RedisStateStore implements StateStore {
     this.#clock = clock;
     this.#prefix = `mock-idp:${realm}:`;
     this.#index = `${this.#prefix}sessions`;
+    this.#order = `${this.#prefix}session-ids`;
     this.#badData = badData;
     this.faults = new RedisFaults(redis, this.#prefix, badData);
   }
@@ -289,6 +296,7 @@ class RedisStateStore implements StateStore {
         .multi()
         .set(this.#key('session', session.id), JSON.stringify(session), 'PX', this.#ttl(session.expiresAt))
         .zadd(this.#index, session.expiresAt, session.id)
+        .zadd(this.#order, 0, session.id)
         .exec();
     });
   }
@@ -329,6 +337,32 @@ class RedisStateStore implements StateStore {
     });
   }
 
+  sessionPage(after: string | undefined, limit: number): Promise<SessionPage> {
+    return this.#run(async () => {
+      const now = this.#clock.nowSeconds();
+      const sessions: Session[] = [];
+      let from = after === undefined ? '-' : `(${after}`;
+      for (;;) {
+        const ids = await this.#redis.zrangebylex(this.#order, from, '+', 'LIMIT', 0, limit + 1);
+        if (ids.length === 0) return { sessions, more: false };
+        const raws = await this.#redis.mget(ids.map((id) => this.#key('session', id)));
+        const gone: string[] = [];
+        for (const [i, id] of ids.entries()) {
+          const raw = raws[i] ?? null;
+          // Only Redis's clean-up TTL removes a record without its id (every other removal takes both).
+          if (raw === null) gone.push(id);
+          const s = this.#session(raw);
+          if (s === undefined || s.expiresAt <= now) continue;
+          if (sessions.length === limit) return { sessions, more: true };
+          sessions.push(s);
+        }
+        if (gone.length > 0) await this.#redis.zrem(this.#order, ...gone);
+        if (ids.length <= limit) return { sessions, more: false };
+        from = `(${ids[ids.length - 1] as string}`;
+      }
+    });
+  }
+
   sessionStatus(id: string): Promise<'active' | 'ended' | 'unknown'> {
     return this.#run(async () => {
       const now = this.#clock.nowSeconds();
@@ -341,7 +375,12 @@ class RedisStateStore implements StateStore {
 
   /** Takes a session out atomically: of several processes ending it, one gets it (and tells its listeners). */
   async #take(id: string): Promise<Session | undefined> {
-    const results = await this.#redis.multi().getdel(this.#key('session', id)).zrem(this.#index, id).exec();
+    const results = await this.#redis
+      .multi()
+      .getdel(this.#key('session', id))
+      .zrem(this.#index, id)
+      .zrem(this.#order, id)
+      .exec();
     const raw = results?.[0]?.[1];
     return this.#session(typeof raw === 'string' ? raw : null);
   }
@@ -391,8 +430,9 @@ class RedisStateStore implements StateStore {
       const now = this.#clock.nowSeconds();
       const raws = (await this.#redis.eval(
         EXPIRE_SCRIPT,
-        1,
+        2,
         this.#index,
+        this.#order,
         String(now),
         `${this.#prefix}session:`,
       )) as string[];

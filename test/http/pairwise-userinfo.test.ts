@@ -171,6 +171,25 @@ describe('pairwise subjects', () => {
     expect(await subOf('alpha', 'ola')).not.toBe(alpha);
   });
 
+  it.each<ClientId>(['alpha', 'beta', 'plain'])(
+    'GET /mock/sessions lists the sub %s sees (localSub: the realm’s own)',
+    async (client) => {
+      const { idClaims } = await signIn(client, 'kari');
+      const listed = await get(`${idp.issuer}/mock/sessions`);
+      const session = (listed.json['sessions'] as Record<string, unknown>[]).find(
+        (s) => s['id'] === idClaims['sid'],
+      );
+      expect(session).toMatchObject({
+        clientId: client,
+        sub: idClaims.sub,
+        localSub: KARI_SUB,
+        subs: { [client]: idClaims.sub },
+      });
+      const paged = await get(`${idp.issuer}/mock/sessions?limit=1000`);
+      expect(paged.json['sessions']).toContainEqual(session);
+    },
+  );
+
   it('the implicit flow and a minted token carry the same pairwise sub', async () => {
     const { idClaims } = await signIn('beta', 'kari');
     const url = authorizeUrl(idp, {

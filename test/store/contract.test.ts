@@ -126,6 +126,37 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     },
   );
 
+  it.skipIf(skip)(
+    'sessionPage: id order after a position, lapsed and ended sessions left out, more when others follow',
+    async () => {
+      const { store, clock } = fresh();
+      for (const id of ['p3', 'p1', 'p5', 'p2', 'p4']) await store.addSession(session(id));
+      await store.addSession(session('p0', START + 10));
+      const ids = async (after: string | undefined, limit: number) => {
+        const page = await store.sessionPage(after, limit);
+        return [page.sessions.map((s) => s.id), page.more];
+      };
+      expect(await ids(undefined, 2)).toEqual([['p0', 'p1'], true]);
+      expect(await store.sessionPage(undefined, 1)).toEqual({
+        sessions: [session('p0', START + 10)],
+        more: true,
+      });
+      expect(await ids('p1', 2)).toEqual([['p2', 'p3'], true]);
+      expect(await ids('p3', 2)).toEqual([['p4', 'p5'], false]);
+      expect(await ids('p5', 2)).toEqual([[], false]);
+      // A position between ids, or of a session that has ended, still works.
+      expect(await ids('p2a', 10)).toEqual([['p3', 'p4', 'p5'], false]);
+      await store.endSession('p3', 'qa');
+      expect(await ids('p2', 2)).toEqual([['p4', 'p5'], false]);
+      clock.advance(10);
+      expect(await ids(undefined, 2)).toEqual([['p1', 'p2'], true]);
+      await store.addSession(session('p25'));
+      expect(await ids('p2', 1)).toEqual([['p25'], true]);
+      expect(await store.endAllSessions('qa')).toBe(5);
+      expect(await ids(undefined, 10)).toEqual([[], false]);
+    },
+  );
+
   it.skipIf(skip)('endAllSessions ends every session and drops every code', async () => {
     const { store, ended } = fresh();
     await store.addSession(session('a'));
