@@ -316,6 +316,10 @@ describe('the fast fixtures reader gives what the positional reader gives, or le
       'a:\n  - |\n    x\n     y\n  - >-\n    f\n    g\n  - "q\n    r"\n  - plain\n    more\n',
       ['x\n y\n', 'f g', 'q r', 'plain more'],
     ],
+    ['implicit pairs in a flow sequence', 'a: [b: c, d]', [{ b: 'c' }, 'd']],
+    ['empty values', 'a:\n  - \n  - {b: , c}\n  - []\n  - {}', [null, { b: null, c: null }, [], {}]],
+    ['an anchor without its alias', 'a: [&x 1, &y {b: 2}, &z [3]]', [1, { b: 2 }, [3]]],
+    ['an explicit document', '---\na: [1]\n...\n', [1]],
   ])('%s', (_, text, expected) => {
     expect(agree(text)).toBe(true);
     expect((readFast(text) as { a: unknown }).a).toEqual(expected);
@@ -329,6 +333,10 @@ describe('the fast fixtures reader gives what the positional reader gives, or le
     ['a duplicate key', 'a: 1\na: 2'],
     ['keys equal only as text', '1: a\n"1": b'],
     ['a complex key', '? [a, b]\n: c'],
+    ['a mapping as a key', '? {a: 1}\n: c'],
+    ['a complex key in a flow mapping', 'a: {[b]: c}'],
+    ['an alias deep inside', 'a: &x [1]\nb: [1, {c: [*x]}]'],
+    ['an implicit key over 1024 characters before a mapping', `${'k'.repeat(1100)}:\n  a: 1`],
     ['a __proto__ key', 'a: {__proto__: {x: 1}}'],
     ['an implicit key over 1024 characters', `${'k'.repeat(1100)}: v`],
     ['a syntax error', 'a: b: c'],
