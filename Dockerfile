@@ -29,9 +29,10 @@ RUN npm run build \
  && npx esbuild bin/mock-idp.js --bundle --platform=node --target=node20 --format=esm \
       --banner:js="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" \
       --outfile=/out/bin/mock-idp.mjs \
+ && cp dist/fixtures-worker.mjs /out/bin/fixtures-worker.mjs \
  && cp -r fixtures /out/fixtures
 
-# ---- runtime: node, one JS file, the bundled fixtures; no node_modules, no npm cache
+# ---- runtime: node, one JS file (and the fixtures worker's), the bundled fixtures; no node_modules, no npm cache
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app

@@ -21,6 +21,7 @@ describe('npm pack', () => {
   it.each([
     'bin/mock-idp.js',
     'dist/cli.mjs',
+    'dist/fixtures-worker.mjs',
     'dist/index.js',
     'dist/index.cjs',
     'dist/index.d.ts',

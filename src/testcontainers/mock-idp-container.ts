@@ -139,6 +139,7 @@ export class MockIdpContainer extends GenericContainer {
     this.withCopyFilesToContainer([
       file('bin/mock-idp.js'),
       file('dist/cli.mjs'),
+      file('dist/fixtures-worker.mjs'),
       file('package.json'),
       ...fixtures,
     ])
