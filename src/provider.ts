@@ -23,8 +23,11 @@ export class Provider implements RealmContext {
   /** The `sub` each client sees (pairwise subjects), and the subject behind one. */
   readonly subjectIds: SubjectIds;
   readonly store: StateStore;
-  /** The last requests to the realm (GET /mock/requests). */
-  readonly journal = new RequestJournal();
+  /**
+   * The last requests this process served, read synchronously by the library's `requests()`: the memory
+   * store's journal itself; beside a shared store's journal (GET /mock/requests), this process's part of it.
+   */
+  readonly journal: RequestJournal;
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
   /** kid → PEM of the keys made at run time, for replicas to load (a shared store only). */
@@ -54,6 +57,7 @@ export class Provider implements RealmContext {
       pairwiseSalt(init.ids.seeded ? init.ids.secret('pairwise-salt') : undefined, init.realm.name),
     );
     this.store = init.store ?? new MemoryStore(init.clock);
+    this.journal = this.store.journal instanceof RequestJournal ? this.store.journal : new RequestJournal();
     this.#rememberEndedSessions();
   }
 

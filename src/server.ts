@@ -94,7 +94,11 @@ export interface MockIdpRealm {
    * (login_hint, PKCE S256). The client's secret comes from the fixtures.
    */
   token(request: TokenFlowRequest): Promise<TokenResponse>;
-  /** The request journal, as GET {realm}/mock/requests answers it (newest last); a bad filter throws. */
+  /**
+   * The request journal, as GET {realm}/mock/requests answers it (newest last); a bad filter throws. With a
+   * shared store (Redis) it is this process's requests, read synchronously; GET /mock/requests answers every
+   * replica's.
+   */
   requests(filter?: RequestFilter): JournalRecord[];
 }
 

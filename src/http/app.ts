@@ -56,7 +56,10 @@ function requestLog(fallback: Provider, log: Logger): RequestHandler {
       if (!realmRequest && !logging()) return;
       const arrived = (res.locals['arrived'] as string | undefined) ?? p.clock.now().toISOString();
       const record = recordOf(req, res, start, arrived);
-      if (realmRequest) p.journal.add(record);
+      if (realmRequest) {
+        p.journal.add(record);
+        if (p.store.journal !== p.journal) p.store.journal.add(record);
+      }
       if (!logging()) return;
       const line = logLine(record);
       const why = res.locals['why'] as Why | undefined;

@@ -2,6 +2,7 @@
 // tombstones. StateStore is the contract (async, so a shared store such as Redis can implement it); MemoryStore
 // keeps it in the process.
 import { Clock } from '../clock.js';
+import { RequestJournal, type JournalStore } from '../qa/journal.js';
 import { MemoryFaults, type FaultStore } from '../store/faults.js';
 
 export interface Session {
@@ -57,6 +58,8 @@ export interface SessionPage {
 export interface StateStore {
   /** The faults injected through POST /mock/faults, waiting for requests. */
   readonly faults: FaultStore;
+  /** The request journal (GET /mock/requests). */
+  readonly journal: JournalStore;
   /** Seconds past its expiry a session's tokens may still be unexpired (set from the realm's lifespans). */
   tombstoneSeconds: number;
   /** Called for every session that ends here: ended explicitly or found idle past its expiry. */
@@ -163,6 +166,7 @@ function firstAfter(ids: readonly string[], after: string): number {
 /** The state in this process's memory (the default store). */
 export class MemoryStore implements StateStore {
   readonly faults: FaultStore = new MemoryFaults();
+  readonly journal = new RequestJournal();
   readonly #clock: Clock;
   readonly #sessions = new Map<string, HeldSession>();
   /** Session ids in code-unit order for pages: sorted, plus the ids added since, merged in by the next page. */

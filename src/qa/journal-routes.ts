@@ -6,12 +6,15 @@ import { parseJournalFilter } from './journal.js';
 
 export function journalRoutes(p: Provider): express.Router {
   const router = express.Router();
-  router.get('/', (req, res) => {
+  // The store's journal: with a shared store, every replica's requests.
+  router.get('/', async (req, res) => {
     const filter = parseJournalFilter(req.query, ENDPOINT_NAMES);
-    res.set('Cache-Control', 'no-store').json({ requests: p.journal.list(filter) });
+    res.set('Cache-Control', 'no-store').json({ requests: await p.store.journal.list(filter) });
   });
-  router.delete('/', (_req, res) => {
-    res.json({ cleared: p.journal.clear() });
+  router.delete('/', async (_req, res) => {
+    const cleared = await p.store.journal.clear();
+    if (p.journal !== p.store.journal) p.journal.clear();
+    res.json({ cleared });
   });
   return router;
 }

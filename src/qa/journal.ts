@@ -67,7 +67,24 @@ export function parseJournalFilter(
   return filter;
 }
 
-function matches(r: JournalRecord, f: JournalFilter): boolean {
+/** How many records a journal keeps (PRODUCT.md §14: the last 10,000 requests to the realm). */
+export const JOURNAL_CAPACITY = 10_000;
+
+/**
+ * Where a realm's journal lives: this process's ring (the memory store's), or a shared store's list that
+ * every replica appends to, so the journal read at any replica is the whole provider's.
+ */
+export interface JournalStore {
+  /** Appends a record; never fails the request it records (a shared store that is away drops it). */
+  add(record: JournalRecord): void;
+  /** The records that match, oldest first (newest last). */
+  list(filter?: JournalFilter): JournalRecord[] | Promise<JournalRecord[]>;
+  /** Empties the journal; returns how many records it held. */
+  clear(): number | Promise<number>;
+}
+
+/** Whether a record passes a filter. */
+export function matches(r: JournalRecord, f: JournalFilter): boolean {
   if (f.endpoint !== undefined && r.endpoint !== f.endpoint) return false;
   if (f.client !== undefined && r.client !== f.client) return false;
   if (f.status !== undefined) {
@@ -78,13 +95,13 @@ function matches(r: JournalRecord, f: JournalFilter): boolean {
 }
 
 /** A ring of the last `capacity` records: constant memory however long the server runs. */
-export class RequestJournal {
+export class RequestJournal implements JournalStore {
   readonly capacity: number;
   readonly #ring: (JournalRecord | undefined)[];
   #next = 0;
   #size = 0;
 
-  constructor(capacity = 10_000) {
+  constructor(capacity = JOURNAL_CAPACITY) {
     this.capacity = capacity;
     this.#ring = new Array<JournalRecord | undefined>(capacity);
   }

@@ -9,6 +9,13 @@ import type { Logger } from '../log.js';
 import { ENDPOINT_NAMES, type EndpointName } from '../http/paths.js';
 import { OAuthError } from '../oauth/errors.js';
 import type { PendingFault } from '../qa/fault-spec.js';
+import {
+  JOURNAL_CAPACITY,
+  matches,
+  type JournalFilter,
+  type JournalRecord,
+  type JournalStore,
+} from '../qa/journal.js';
 import type { FaultStore, NewFault } from './faults.js';
 import {
   ASSERTION_TOLERANCE_S,
@@ -204,6 +211,71 @@ class RedisFaults implements FaultStore {
   }
 }
 
+const journalRecordSchema = z.object({
+  time: z.string(),
+  method: z.string(),
+  path: z.string(),
+  endpoint: z.string().nullable(),
+  status: z.number().int(),
+  client: z.string().nullable(),
+  grant: z.string().nullable(),
+  user: z.string().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+});
+
+/**
+ * A realm's request journal in Redis: one list every replica appends to (RPUSH, then LTRIM to the last
+ * JOURNAL_CAPACITY), so GET /mock/requests at any replica answers the whole provider's last requests.
+ */
+class RedisJournal implements JournalStore {
+  readonly #redis: RedisClient;
+  readonly #key: string;
+  readonly #badData: (what: string) => void;
+
+  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void) {
+    this.#redis = redis;
+    this.#key = `${prefix}journal`;
+    this.#badData = badData;
+  }
+
+  add(record: JournalRecord): void {
+    // Not awaited: the request is answered already; a Redis that is away loses the record.
+    this.#redis
+      .pipeline()
+      .rpush(this.#key, JSON.stringify(record))
+      .ltrim(this.#key, -JOURNAL_CAPACITY, -1)
+      .exec()
+      .catch(() => undefined);
+  }
+
+  list(filter: JournalFilter = {}): Promise<JournalRecord[]> {
+    return runOnStore(async () => {
+      const out: JournalRecord[] = [];
+      for (const raw of await this.#redis.lrange(this.#key, 0, -1)) {
+        let value: unknown;
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          value = undefined;
+        }
+        const parsed = journalRecordSchema.safeParse(value);
+        if (!parsed.success) this.#badData('journal record');
+        else if (matches(parsed.data, filter)) out.push(parsed.data);
+      }
+      return out;
+    });
+  }
+
+  clear(): Promise<number> {
+    return runOnStore(async () => {
+      const results = await this.#redis.multi().llen(this.#key).del(this.#key).exec();
+      const length = results?.[0]?.[1];
+      return typeof length === 'number' ? length : 0;
+    });
+  }
+}
+
 /** Runs a store operation; a failure of the store (not an OAuth answer) becomes a 503. */
 async function runOnStore<T>(op: () => Promise<T>): Promise<T> {
   try {
@@ -216,6 +288,7 @@ async function runOnStore<T>(op: () => Promise<T>): Promise<T> {
 
 class RedisStateStore implements StateStore {
   readonly faults: FaultStore;
+  readonly journal: JournalStore;
   readonly #redis: RedisClient;
   readonly #clock: Clock;
   readonly #prefix: string;
@@ -234,6 +307,7 @@ class RedisStateStore implements StateStore {
     this.#order = `${this.#prefix}session-ids`;
     this.#badData = badData;
     this.faults = new RedisFaults(redis, this.#prefix, badData);
+    this.journal = new RedisJournal(redis, this.#prefix, badData);
   }
 
   #key(kind: string, id: string): string {

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/log.js';
 import type { CodeGrant, Session, SessionEndReason, StateStore } from '../../src/oauth/store.js';
+import { JOURNAL_CAPACITY, type JournalRecord } from '../../src/qa/journal.js';
 import { openStore, type StoreBackend } from '../../src/store/backend.js';
 import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
 
@@ -226,6 +227,33 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     },
   );
 
+  it.skipIf(skip)(
+    'the journal keeps the last JOURNAL_CAPACITY records in order, filters and clears',
+    async () => {
+      const { store } = fresh();
+      const record = (i: number): JournalRecord => ({
+        time: new Date((START + i) * 1000).toISOString(),
+        method: 'POST',
+        path: '/realms/contract/protocol/openid-connect/token',
+        endpoint: 'token',
+        status: i % 2 === 0 ? 200 : 401,
+        client: 'batch-job',
+        grant: 'client_credentials',
+        user: null,
+        error: i % 2 === 0 ? null : 'invalid_client',
+        durationMs: 1.5,
+      });
+      for (let i = 0; i < JOURNAL_CAPACITY + 5; i++) store.journal.add(record(i));
+      const all = await store.journal.list();
+      expect(all).toHaveLength(JOURNAL_CAPACITY);
+      expect(all[0]).toEqual(record(5));
+      expect(all.at(-1)).toEqual(record(JOURNAL_CAPACITY + 4));
+      expect(await store.journal.list({ status: { exact: 401 } })).toHaveLength(JOURNAL_CAPACITY / 2);
+      expect(await store.journal.clear()).toBe(JOURNAL_CAPACITY);
+      expect(await store.journal.list()).toEqual([]);
+    },
+  );
+
   // Only Redis holds data another program could have written.
   if (name === 'redis')
     it.skipIf(skip)('data in Redis that does not parse is absent, logged once, never an error', async () => {
@@ -248,6 +276,11 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
         expect((await store.faults.take('token'))?.status).toBe(503);
         expect(await store.faults.take('token')).toBeUndefined();
         expect(warnings.filter((w) => w.includes('a fault in Redis does not parse'))).toHaveLength(1);
+        await client.rpush(`mock-idp:${realm}:journal`, 'junk', '{"time":1}', 'junk');
+        expect(await store.journal.list()).toEqual([]);
+        expect(warnings.filter((w) => w.includes('a journal record in Redis does not parse'))).toHaveLength(
+          1,
+        );
       } finally {
         client.disconnect();
       }

@@ -184,6 +184,22 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     }
   });
 
+  it("the request journal is the whole provider's: requests at A and B read at either, cleared at one", async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    for (const base of [a.base, b.base, a.base])
+      await postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
+    const tokens = async (base: string): Promise<unknown> =>
+      (
+        (await call('GET', `${base}/mock/requests?endpoint=token`)).json['requests'] as { client: string }[]
+      ).map((r) => r.client);
+    await expect
+      .poll(() => tokens(b.base), { timeout: 5000 })
+      .toEqual(['batch-job', 'batch-job', 'batch-job']);
+    expect(await tokens(a.base)).toEqual(['batch-job', 'batch-job', 'batch-job']);
+    expect((await call('DELETE', `${b.base}/mock/requests`)).json).toEqual({ cleared: 3 });
+    expect(await tokens(a.base)).toEqual([]);
+  });
+
   it('a key rotated at A is published (and signs) at B; a key removed at A is gone at B', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
     const before = (await call('GET', `${b.base}/mock/keys`)).json;
