@@ -1,7 +1,9 @@
 // A real redis-server (Debian's package) for the Redis store tests: a free port, its own empty data
 // directory, no persistence, stopped by its pid. In CI (CI set) a missing redis-server fails the run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
 import { tempDir } from './files.js';
 
 const BINARY = 'redis-server';
@@ -19,6 +21,10 @@ export interface RedisServer {
   port: number;
   /** redis://127.0.0.1:PORT */
   url: string;
+  /** With `tls`: rediss://localhost:TLSPORT (the certificate names localhost and 127.0.0.1). */
+  tlsUrl?: string;
+  /** With `tls`: the PEM file of the throwaway CA that signed the server's certificate. */
+  caFile?: string;
   /** Stops the server (SIGTERM by pid, SIGKILL after 5 s). */
   stop(): Promise<void>;
   /** Starts it again on the same port (after stop), empty unless it was only stopped. */
@@ -77,10 +83,87 @@ async function answers(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
+/** A throwaway CA and a server certificate it signs for localhost and 127.0.0.1, made by openssl in `dir`. */
+function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  const file = (name: string): string => join(dir, name);
+  const openssl = (args: string[]): void => {
+    const run = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (run.status !== 0)
+      throw new Error(`openssl ${args.join(' ')} failed: ${run.error?.message ?? run.stderr}`);
+  };
+  const subject = (cn: string): string[] => ['-subj', `/CN=${cn}`];
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    ...subject('mock-idp test CA'),
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+  ]);
+  openssl([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    ...subject('localhost'),
+    '-keyout',
+    file('server.key'),
+    '-out',
+    file('server.csr'),
+  ]);
+  writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  openssl([
+    'x509',
+    '-req',
+    '-days',
+    '1',
+    '-in',
+    file('server.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-extfile',
+    file('server.ext'),
+    '-out',
+    file('server.pem'),
+  ]);
+  return { ca: file('ca.pem'), cert: file('server.pem'), key: file('server.key') };
+}
+
+export interface RedisOptions {
+  /** Also listen with TLS on another free port (rediss://), with a certificate from a throwaway CA. */
+  tls?: boolean;
+}
+
 /** Starts redis-server on a free port; `args` are extra options (e.g. ['--requirepass', 'secret']). */
-export async function startRedis(args: string[] = []): Promise<RedisServer> {
+export async function startRedis(args: string[] = [], options: RedisOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   const data = tempDir();
+  const tlsPort = options.tls ? await freePort() : undefined;
+  const certificates = options.tls ? makeCertificates(data.dir) : undefined;
+  const tlsArgs =
+    tlsPort !== undefined && certificates !== undefined
+      ? [
+          '--tls-port',
+          String(tlsPort),
+          '--tls-cert-file',
+          certificates.cert,
+          '--tls-key-file',
+          certificates.key,
+          '--tls-ca-cert-file',
+          certificates.ca,
+          '--tls-auth-clients',
+          'no',
+        ]
+      : [];
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
     child = spawn(
@@ -96,6 +179,7 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
         'no',
         '--dir',
         data.dir,
+        ...tlsArgs,
         ...args,
       ],
       { stdio: 'ignore' },
@@ -120,6 +204,8 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    ...(tlsPort !== undefined ? { tlsUrl: `rediss://localhost:${tlsPort}` } : {}),
+    ...(certificates !== undefined ? { caFile: certificates.ca } : {}),
     start,
     flush: async () => {
       const reply = await command(port, 'FLUSHALL');

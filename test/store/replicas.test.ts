@@ -383,3 +383,34 @@ describe.skipIf(SKIP_REDIS)('--store at start', () => {
     }
   });
 });
+
+describe.skipIf(SKIP_REDIS)('rediss:// (Redis over TLS)', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    ensureBuilt();
+    redis = await startRedis([], { tls: true });
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('with the CA in NODE_EXTRA_CA_CERTS: replicas over TLS, a code issued at A exchanged at B', async () => {
+    const env = { NODE_EXTRA_CA_CERTS: String(redis.caFile) };
+    const args = ['--store', String(redis.tlsUrl), '--quiet'];
+    const [a, b] = await Promise.all([spawnServer(args, env), spawnServer(args, env)]);
+    try {
+      const { code } = await authorize(a.base, 'alice');
+      expect((await exchangeCode(b.base, code)).status).toBe(200);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  it('a CA the process does not trust: a clear error naming the certificate, exit 1', async () => {
+    const result = await runBin(['serve', '--port', '0', '--store', String(redis.tlsUrl)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot use Redis at rediss:\/\/localhost:\d+\/?: .*certificate/);
+    expect(result.stdout).not.toContain('listening on');
+  });
+});
