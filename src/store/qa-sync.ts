@@ -78,6 +78,8 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
       }
       if (key !== undefined) next.push(key);
     }
+    // A realm never goes without a signing key: a list that leaves none does not apply.
+    if (next.length === 0) throw new Error('no signing key');
     p.keys.replaceAll(next);
   };
 

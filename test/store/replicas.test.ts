@@ -200,6 +200,58 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     expect(await tokens(a.base)).toEqual([]);
   });
 
+  it('shared QA state, signing key and realm secret in Redis that do not parse: ignored or replaced, logged once', async () => {
+    const junk = new Redis(redis.url);
+    const warnings: string[] = [];
+    try {
+      await junk.hset(
+        'mock-idp:mock:qa',
+        'clock',
+        '{bad',
+        'keys',
+        '{"order":["gone"],"pems":{}}',
+        'fixtures',
+        'realm: [',
+      );
+      await junk.set('mock-idp:mock:signing-key', 'not a key');
+      await junk.set('mock-idp:mock:realm-secret', '?');
+      await junk.incr('mock-idp:mock:qa-version');
+      const a = await startMockIdp({
+        store: redis.url,
+        logger: createLogger(
+          'warn',
+          () => undefined,
+          (line) => warnings.push(line),
+        ),
+      });
+      try {
+        const cc = await postForm(
+          endpointsOf(a.issuer).token,
+          { grant_type: 'client_credentials' },
+          BATCH_JOB,
+        );
+        expect(cc.status).toBe(200);
+        const { payload } = await jwtVerify(
+          String(cc.json['access_token']),
+          createRemoteJWKSet(new URL(endpointsOf(a.issuer).certs)),
+        );
+        expect(payload.azp).toBe('batch-job');
+        expect((await call('GET', `${a.issuer}/mock/clock`)).json['frozen']).toBe(false);
+        await junk.incr('mock-idp:mock:qa-version'); // polled again: still said once
+        await a.provider.catchUp();
+        for (const what of ['clock', 'keys', 'fixtures', 'signing-key', 'realm-secret'])
+          expect(
+            warnings.filter((w) => w.includes(what)),
+            what,
+          ).toHaveLength(1);
+      } finally {
+        await a.close();
+      }
+    } finally {
+      junk.disconnect();
+    }
+  });
+
   it('a key rotated at A is published (and signs) at B; a key removed at A is gone at B', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
     const before = (await call('GET', `${b.base}/mock/keys`)).json;
@@ -343,34 +395,42 @@ describe.skipIf(SKIP_REDIS)('--store at start', () => {
     await redis.stop();
   });
 
-  it.each([
-    ['a malformed URL', 'redis//nope', /is not a URL/],
-    ['an unknown scheme', 'postgres://127.0.0.1:5432', /unknown scheme "postgres"/],
-    ['a database that is no number', 'redis://127.0.0.1:6379/x', /database number/],
+  /** Bad --store values: the URL (given the password-protected Redis's port) and what the error says. */
+  const BAD: [string, (port: number) => string, RegExp][] = [
+    [
+      'a malformed URL',
+      () => 'redis//nope',
+      /--store "redis\/\/nope" is not a URL: expected memory or redis:\/\//,
+    ],
+    ['an unknown scheme', () => 'postgres://127.0.0.1:5432', /unknown scheme "postgres"/],
+    ['a URL without a host', () => 'redis:///0', /names no host/],
+    ['a database that is no number', () => 'redis://127.0.0.1:6379/x', /database number/],
     [
       'an unreachable Redis',
-      'redis://127.0.0.1:1',
+      () => 'redis://127.0.0.1:1',
       /cannot use Redis at redis:\/\/127\.0\.0\.1:1.*ECONNREFUSED/,
     ],
-  ])('%s: a clear error, exit 1, nothing listening', async (_name, url, message) => {
-    const result = await runBin(['serve', '--port', '0', '--store', url]);
+    ['a wrong password', (port) => `redis://:wrong@127.0.0.1:${port}`, /redis:\/\/:\*\*\*@127.*WRONGPASS/],
+    ['no password where Redis wants one', (port) => `redis://127.0.0.1:${port}`, /NOAUTH/],
+  ];
+
+  it.each(BAD)('%s: a clear error, exit 1, nothing listening', async (_name, url, message) => {
+    const result = await runBin(['serve', '--port', '0', '--store', url(redis.port)]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain('wrong@');
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(result.stdout).not.toContain('listening on');
   });
 
-  it('a wrong password: a clear error naming the store without the password, exit 1', async () => {
-    const result = await runBin([
-      'serve',
-      '--port',
-      '0',
-      '--store',
-      `redis://:wrong@127.0.0.1:${redis.port}`,
-    ]);
+  it.each(BAD)('%s: startMockIdp({ store }) rejects with the same message', async (_name, url, message) => {
+    await expect(startMockIdp({ store: url(redis.port) })).rejects.toThrow(message);
+  });
+
+  it('a malformed MOCK_IDP_STORE: the same error, exit 1', async () => {
+    const result = await runBin(['serve', '--port', '0'], { MOCK_IDP_STORE: 'redis//nope' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/WRONGPASS/);
-    expect(result.stderr).not.toContain('wrong@');
-    expect(result.stdout).not.toContain('listening on');
+    expect(result.stderr).toMatch(/is not a URL/);
   });
 
   it('the right password and MOCK_IDP_STORE: serves', async () => {
