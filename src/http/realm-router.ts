@@ -19,6 +19,7 @@ import { registerHandler, registeredClientHandler, registrationBody } from './en
 import { tokenHandler } from './endpoints/token.js';
 import { userinfoHandler } from './endpoints/userinfo.js';
 import { cors } from './cors.js';
+import { formBody } from './form-body.js';
 import { PATHS, type EndpointName } from './paths.js';
 
 export interface RealmHooks {
@@ -28,7 +29,7 @@ export interface RealmHooks {
   realmRoutes?: (router: express.Router) => void;
 }
 
-const FORM_LIMIT = '64kb';
+const FORM_LIMIT = 64 * 1024;
 
 /** The methods the JSON endpoints allow; anything else is 405 with Allow. */
 const ALLOWED: readonly (readonly [string, string])[] = [
@@ -43,7 +44,7 @@ const ALLOWED: readonly (readonly [string, string])[] = [
 
 export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): express.Router {
   const realm = express.Router({ caseSensitive: true, strict: false });
-  const form = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 100 });
+  const form = formBody(FORM_LIMIT, 100);
   const endpoint =
     (name: EndpointName): RequestHandler =>
     async (req, res, next: NextFunction) => {
