@@ -144,7 +144,7 @@ describe('12: --watch loads an edit made right after the ready line', () => {
 
 describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what loading it at start serves', () => {
   /** Over the 256 kB above which the binary parses on a worker; users with claims, roles, a fixed sub. */
-  const bigFixtures = (realm: string): string => {
+  const bigFixtures = (realm: string, lastClaims = '{ name: Fixed }'): string => {
     const lines = [
       `realm: ${realm}`,
       'clients:',
@@ -160,7 +160,7 @@ describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what lo
         `    realmRoles: [user, r${i % 3}]`,
       );
     }
-    lines.push('  fixed:', '    sub: 00000000-0000-4000-8000-000000000001', '    claims: { name: Fixed }');
+    lines.push('  fixed:', '    sub: 00000000-0000-4000-8000-000000000001', `    claims: ${lastClaims}`);
     return `${lines.join('\n')}\n`;
   };
   const mintedClaims = async (base: string, type: string, user: string): Promise<Record<string, unknown>> => {
@@ -176,30 +176,37 @@ describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what lo
     return claims;
   };
 
-  it('the same users, subs, claims and roles; a changed realm name is refused at its line', async () => {
-    const text = bigFixtures('mock');
-    expect(Buffer.byteLength(text)).toBeGreaterThan(256 * 1024);
-    const file = join(dir, 'big.yaml');
-    await writeFile(file, text);
-    const [atStart, replaced] = await Promise.all([serve(['--fixtures', file]), serve([])]);
-    const put = await fetch(`${replaced.base}/mock/fixtures`, { method: 'PUT', body: text });
-    expect(put.status).toBe(200);
-    expect(((await put.json()) as { users: string[] }).users).toHaveLength(3_001);
-    for (const user of ['user0', 'user1500', 'user2999', 'fixed']) {
-      for (const type of ['id', 'access']) {
-        const expected = await mintedClaims(atStart.base, type, user);
-        expect(expected['sub']).toEqual(expect.any(String));
-        expect(await mintedClaims(replaced.base, type, user)).toEqual(expected);
+  // The worker sends users JSON keeps exactly as JSON texts, and any others as they are (a structured clone).
+  it.each([
+    ['users JSON keeps exactly', '{ name: Fixed }'],
+    ['a claim JSON cannot keep (-0)', '{ name: Fixed, zero: -0, n: [-0] }'],
+  ])(
+    '%s: the same users, subs, claims and roles; a changed realm name is refused at its line',
+    async (_, lastClaims) => {
+      const text = bigFixtures('mock', lastClaims);
+      expect(Buffer.byteLength(text)).toBeGreaterThan(256 * 1024);
+      const file = join(dir, 'big.yaml');
+      await writeFile(file, text);
+      const [atStart, replaced] = await Promise.all([serve(['--fixtures', file]), serve([])]);
+      const put = await fetch(`${replaced.base}/mock/fixtures`, { method: 'PUT', body: text });
+      expect(put.status).toBe(200);
+      expect(((await put.json()) as { users: string[] }).users).toHaveLength(3_001);
+      for (const user of ['user0', 'user1500', 'user2999', 'fixed']) {
+        for (const type of ['id', 'access']) {
+          const expected = await mintedClaims(atStart.base, type, user);
+          expect(expected['sub']).toEqual(expect.any(String));
+          expect(await mintedClaims(replaced.base, type, user)).toEqual(expected);
+        }
       }
-    }
 
-    const renamed = await fetch(`${replaced.base}/mock/fixtures`, {
-      method: 'PUT',
-      body: bigFixtures('other'),
-    });
-    expect(renamed.status).toBe(400);
-    expect(((await renamed.json()) as { problems: string[] }).problems).toEqual([
-      'body:1:8 the realm name cannot change while running (serving "mock", got "other"): restart instead',
-    ]);
-  });
+      const renamed = await fetch(`${replaced.base}/mock/fixtures`, {
+        method: 'PUT',
+        body: bigFixtures('other'),
+      });
+      expect(renamed.status).toBe(400);
+      expect(((await renamed.json()) as { problems: string[] }).problems).toEqual([
+        'body:1:8 the realm name cannot change while running (serving "mock", got "other"): restart instead',
+      ]);
+    },
+  );
 });
