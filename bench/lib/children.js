@@ -106,7 +106,7 @@ const HZ = 100;
  * User+system CPU seconds of a process, or of its main thread when `mainThread`.
  * @param {number | undefined} pid @returns {number | null}
  */
-function cpuSeconds(pid, mainThread = false) {
+export function cpuSeconds(pid, mainThread = false) {
   try {
     const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
