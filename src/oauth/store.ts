@@ -105,6 +105,8 @@ const SWEEP_EVERY = 512;
 export const ASSERTION_TOLERANCE_S = 5;
 /** Distinct issuers the memory store shares one string of (a realm is reached under a few host names). */
 const INTERNED_ISSUERS = 64;
+/** Ids of new sessions wait apart, a small array a page sorts, until there are this many: then one merge. */
+const MERGE_EVERY = 1024;
 
 /**
  * A session as the memory store holds it: one small object of one shape, its strings shared (client ids,
@@ -169,11 +171,13 @@ export class MemoryStore implements StateStore {
   readonly journal = new RequestJournal();
   readonly #clock: Clock;
   readonly #sessions = new Map<string, HeldSession>();
-  /** Session ids in code-unit order for pages: sorted, plus the ids added since, merged in by the next page. */
+  /** Session ids in code-unit order for pages: sorted, and the ids added since the last merge (MERGE_EVERY). */
   #order: string[] = [];
   #added: string[] = [];
   /** Sessions removed since #order was built (their ids are skipped until the next rebuild). */
   #removed = 0;
+  /** No session lapses before this (epoch seconds; a lower bound): expiry passes skip the scan until then. */
+  #nextExpiry = Infinity;
   readonly #issuers = new Map<string, string>();
   readonly #codes = new Map<string, CodeGrant>();
   /**
@@ -228,11 +232,15 @@ export class MemoryStore implements StateStore {
   async addSession(session: Session): Promise<void> {
     if (!this.#sessions.has(session.id)) this.#added.push(session.id);
     this.#sessions.set(session.id, this.#hold(session));
+    this.#nextExpiry = Math.min(this.#nextExpiry, session.expiresAt);
+    if (this.#added.length >= MERGE_EVERY) this.#merge();
     this.#maybeSweep();
   }
 
   async saveSession(session: Session): Promise<void> {
-    if (this.#sessions.has(session.id)) this.#sessions.set(session.id, this.#hold(session));
+    if (!this.#sessions.has(session.id)) return;
+    this.#sessions.set(session.id, this.#hold(session));
+    this.#nextExpiry = Math.min(this.#nextExpiry, session.expiresAt);
   }
 
   /** The session if it exists and has not lapsed. */
@@ -250,11 +258,22 @@ export class MemoryStore implements StateStore {
   }
 
   async sessionPage(after: string | undefined, limit: number): Promise<SessionPage> {
-    const ids = this.#orderedIds();
+    // Many ended since the last merge: drop their ids first (one pass), so a page does not skip past them.
+    if (this.#removed * 4 > this.#order.length) this.#merge();
+    const order = this.#order;
+    const added = this.#added.sort();
     const now = this.#clock.nowSeconds();
     const sessions: Session[] = [];
-    for (let i = after === undefined ? 0 : firstAfter(ids, after); i < ids.length; i++) {
-      const s = this.#sessions.get(ids[i] as string);
+    let i = after === undefined ? 0 : firstAfter(order, after);
+    let j = after === undefined ? 0 : firstAfter(added, after);
+    let last: string | undefined;
+    while (i < order.length || j < added.length) {
+      const a = order[i];
+      const b = added[j];
+      const id = (b === undefined || (a !== undefined && a <= b) ? order[i++] : added[j++]) as string;
+      if (id === last) continue;
+      last = id;
+      const s = this.#sessions.get(id);
       if (s === undefined || s.expiresAt <= now) continue;
       if (sessions.length === limit) return { sessions, more: true };
       sessions.push(s.toSession());
@@ -262,9 +281,8 @@ export class MemoryStore implements StateStore {
     return { sessions, more: false };
   }
 
-  /** The ids in order: the sorted ones and the ones added since merged, ended ones dropped when many. */
-  #orderedIds(): readonly string[] {
-    if (this.#added.length === 0 && this.#removed * 4 <= this.#order.length) return this.#order;
+  /** Merges the ids added since into the sorted ones, dropping the ids of sessions that ended. */
+  #merge(): void {
     const old = this.#order;
     const added = this.#added.sort();
     const merged: string[] = [];
@@ -279,7 +297,6 @@ export class MemoryStore implements StateStore {
     this.#order = merged;
     this.#added = [];
     this.#removed = 0;
-    return merged;
   }
 
   /**
@@ -328,13 +345,21 @@ export class MemoryStore implements StateStore {
 
   #expire(): number {
     const now = this.#clock.nowSeconds();
+    if (now < this.#nextExpiry) return 0;
     let n = 0;
+    let next = Infinity;
+    // A session a listener opens meanwhile lowers the bound itself.
+    this.#nextExpiry = Infinity;
     for (const [id, s] of this.#sessions) {
-      if (s.expiresAt > now) continue;
+      if (s.expiresAt > now) {
+        next = Math.min(next, s.expiresAt);
+        continue;
+      }
       this.#delete(id);
       this.#tellEnded(s, 'expired');
       n++;
     }
+    this.#nextExpiry = Math.min(this.#nextExpiry, next);
     return n;
   }
 

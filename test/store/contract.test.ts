@@ -158,6 +158,31 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     },
   );
 
+  it.skipIf(skip)(
+    'sessionPage over thousands, added out of order, a third ended: every page walk lists the rest in order',
+    async () => {
+      const { store } = fresh();
+      // 2,500 ids in a scrambled order (a step coprime to the count), zero-padded so text order = number order.
+      const ids = Array.from({ length: 2500 }, (_, i) => `m${String((i * 1237) % 2500).padStart(4, '0')}`);
+      for (const id of ids) await store.addSession(session(id));
+      const ended = ids.filter((_, i) => i % 3 === 0);
+      for (const id of ended) await store.endSession(id, 'qa');
+      const walk = async (limit: number): Promise<string[]> => {
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.sessionPage(after, limit);
+          seen.push(...page.sessions.map((s) => s.id));
+          if (!page.more) return seen;
+          after = seen[seen.length - 1];
+        }
+      };
+      const rest = ids.filter((id) => !ended.includes(id)).sort();
+      expect(await walk(100)).toEqual(rest);
+      expect(await walk(7)).toEqual(rest);
+    },
+  );
+
   it.skipIf(skip)('endAllSessions ends every session and drops every code', async () => {
     const { store, ended } = fresh();
     await store.addSession(session('a'));
