@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures] [-- --redis] [-- --speed]`: measures mock-idp on this machine in one run, prints a
+// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures] [-- --redis] [-- --speed] [-- --sessions]`: measures mock-idp on this machine in one run, prints a
 // table with the targets and writes bench/results/latest.json. All traffic stays on 127.0.0.1.
 // Env: MOCK_IDP_IMAGE (Docker image to time), MOCK_IDP_BIN (another build of the CLI to measure).
 import { generateKeyPairSync } from 'node:crypto';
@@ -16,6 +16,7 @@ import { evaluate, fixtureRows, table } from './lib/report.js';
 import { measureSigningLimit } from './lib/sign-limit.js';
 import { measureUsers } from './lib/users.js';
 import { measureRedis, redisTable } from './lib/redis.js';
+import { measureSessions, sessionRows } from './lib/sessions.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -89,7 +90,20 @@ async function redisOnly() {
   if ('error' in redis) process.exitCode = 1;
 }
 
+/** `npm run bench -- --sessions`: only cold start and the 100,000-session section, printed and saved apart. */
+async function sessionsOnly() {
+  mkdirSync(RESULTS, { recursive: true });
+  const r = /** @type {Record<string, any>} */ ({ date: new Date().toISOString() });
+  r.coldStart = await section(`cold start × ${cfg.coldRuns}`, () => measureColdStart({ runs: cfg.coldRuns }));
+  r.sessions = await section('100,000 browser sessions: memory and pages', () => measureSessions());
+  writeFileSync(`${RESULTS}sessions.json`, JSON.stringify(r, null, 2) + '\n');
+  const rows = evaluate(r).rows.filter((row) => row.metric.startsWith('spawn'));
+  console.log(`\n${table([...rows, ...sessionRows(r.sessions)])}`);
+  if ('error' in r.coldStart || 'error' in r.sessions) process.exitCode = 1;
+}
+
 async function main() {
+  if (argv.includes('--sessions')) return sessionsOnly();
   if (argv.includes('--fixtures')) return fixturesOnly();
   if (argv.includes('--redis')) return redisOnly();
   if (argv.includes('--speed')) return speedOnly();
@@ -124,6 +138,7 @@ async function main() {
     writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
     return measureColdStart({ runs: cfg.coldRuns, extra: ['--key', keyFile] });
   });
+  r.sessions = await section('100,000 browser sessions: memory and pages', () => measureSessions());
   r.users = await section(`mock-idp users --count 100000 × ${cfg.usersRuns}`, () =>
     measureUsers({ runs: cfg.usersRuns }),
   );

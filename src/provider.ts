@@ -13,6 +13,11 @@ import type { RealmContext, SessionInit } from './realm-context.js';
 import { pairwiseSalt, SubjectIds } from './tokens/pairwise.js';
 import { realmSecret, type RealmSecret } from './tokens/sign.js';
 
+/** The realm base URL for a request origin (`http://host:port`): a fixed issuer, the fixtures' one, or derived. */
+export function realmIssuer(fixedIssuer: string | undefined, realm: Realm, origin: string): string {
+  return fixedIssuer?.replace(/\/+$/, '') ?? realm.issuer ?? `${origin}/realms/${realm.name}`;
+}
+
 export class Provider implements RealmContext {
   #realm: Realm;
   #generation = 0;

@@ -1,5 +1,5 @@
 // startMockIdp(): the library entry used by the CLI, in-process tests and the container.
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Clock, parseInstant } from './clock.js';
@@ -11,7 +11,7 @@ import { createApp } from './http/app.js';
 import { Ids } from './ids.js';
 import { loadRealmKeys } from './keys/realm-keys.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
-import { Provider } from './provider.js';
+import { Provider, realmIssuer } from './provider.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi, type QaApi } from './qa/router.js';
 import { runTokenFlow, TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
@@ -255,6 +255,12 @@ async function providerOf(
 
 /** Builds the providers of every realm of the options (the first first), without listening. */
 export async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
+  const { realms, several } = await loadRealmsOf(options);
+  return Promise.all(realms.map((realm) => providerOf(realm, options, several, backend)));
+}
+
+/** Loads the realms of the options (refusing --key or --issuer with several). */
+async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[]; several: boolean }> {
   const sources = sourcesOf(options);
   const several = sources.length > 1;
   if (several && options.keyFile !== undefined)
@@ -265,8 +271,7 @@ export async function createProviders(options: MockIdpOptions, backend?: StoreBa
     throw new Error(
       'a fixed issuer (--issuer) names one realm: with several fixtures files, give each realm its `issuer`',
     );
-  const realms = await loadRealms(sources);
-  return Promise.all(realms.map((realm) => providerOf(realm, options, several, backend)));
+  return { realms: await loadRealms(sources), several };
 }
 
 /** Builds the provider of the (first) realm, without listening. */
@@ -339,16 +344,88 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
  * Starts a mock IdP with the QA API under `{realm}/mock`, one realm per fixtures source. Rejects (and
  * listens on nothing) when the fixtures, key or flags are bad.
  */
-export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
+export function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
+  return serveMockIdp(options);
+}
+
+/** What a realm's ready line names (the CLI's `listening on`). */
+export type ListeningRealm = Pick<MockIdpRealm, 'name' | 'issuer' | 'url'>;
+
+/**
+ * startMockIdp, telling `onListening` once the server listens (the CLI prints its ready line there). When
+ * what is left cannot fail on the user's input — every realm signs with an ephemeral key made in this
+ * process, on the memory store — that is before the key exists: RSA key generation (0.1–0.5 s) then
+ * overlaps the wait for the first request, and a request arriving meanwhile waits for it. Otherwise (a key
+ * file, fixture keys, a Redis store) it is once everything is ready, as startMockIdp resolves.
+ */
+export async function serveMockIdp(
+  options: MockIdpOptions,
+  onListening?: (realms: ListeningRealm[]) => void,
+): Promise<MockIdp> {
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
   const backend = await openStore(options.store, log);
-  let providers: Provider[];
+  let realms: Realm[];
+  let several: boolean;
   try {
-    providers = await createProviders(options, backend);
+    ({ realms, several } = await loadRealmsOf(options));
   } catch (err) {
     await backend.close();
     throw err;
   }
+  const early =
+    onListening !== undefined &&
+    backend.kind === 'memory' &&
+    realms.every((realm) => realm.keys === undefined && (several || options.keyFile === undefined));
+  const build = (): Promise<Provider[]> =>
+    Promise.all(realms.map((realm) => providerOf(realm, options, several, backend))).catch(async (err) => {
+      await backend.close();
+      throw err;
+    });
+  let providers = early ? undefined : await build();
+
+  // Requests wait for the app (built once the keys exist); afterwards they go straight to it.
+  let openGate: (app: RequestListener) => void = () => undefined;
+  let failGate: () => void = () => undefined;
+  const gate = new Promise<RequestListener>((resolve, reject) => {
+    openGate = resolve;
+    failGate = reject;
+  });
+  gate.catch(() => undefined);
+  let handle: RequestListener = (req, res) => {
+    gate.then(
+      (ready) => ready(req, res),
+      () => res.destroy(),
+    );
+  };
+  const server = createServer((req, res) => handle(req, res));
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? '127.0.0.1';
+  const address = await listen(server, options.port ?? 0, host).catch(async (err: unknown) => {
+    for (const provider of providers ?? []) provider.qaShare?.close();
+    await backend.close();
+    throw err;
+  });
+  const shownHost =
+    address.family === 'IPv6'
+      ? `[${address.address}]`
+      : address.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  const fixed = several ? undefined : options.issuer;
+  const listening = (): void =>
+    onListening?.(realms.map((realm) => ({ name: realm.name, url, issuer: realmIssuer(fixed, realm, url) })));
+  if (providers === undefined) {
+    listening();
+    try {
+      providers = await build();
+    } catch (err) {
+      failGate();
+      await closeServer(server, 0);
+      throw err;
+    }
+  }
+
   const running = providers.map((provider) => runRealm(provider, options, log));
   // Idle sessions end on each realm's mock clock: look once a second (and the clock may jump when moved).
   const expiry = setInterval(() => {
@@ -360,22 +437,9 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     log,
     () => backend.health(),
   );
-  const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
-  const host = options.host ?? '127.0.0.1';
-  const address = await listen(server, options.port ?? 0, host).catch(async (err: unknown) => {
-    clearInterval(expiry);
-    for (const r of running) r.backchannel.close();
-    await backend.close();
-    throw err;
-  });
-  const shownHost =
-    address.family === 'IPv6'
-      ? `[${address.address}]`
-      : address.address === '0.0.0.0'
-        ? '127.0.0.1'
-        : address.address;
-  const url = `http://${shownHost}:${address.port}`;
+  handle = app;
+  openGate(app);
+  if (!early) listening();
   const handles = running.map((r) => realmHandle(r, url));
   const first = handles[0] as MockIdpRealm;
   return {

@@ -1,4 +1,5 @@
 // Turns the measurements into target verdicts and a plain-text table.
+import { sessionRows } from './sessions.js';
 import { speedGoals, speedRows } from './goals.js';
 
 /** @typedef {{ metric: string, value: string, target?: string, status?: 'PASS' | 'MISS' | 'n/a' }} Row */
@@ -75,6 +76,8 @@ export function evaluate(r) {
     {
       metric: `spawn → "listening on" (median of ${cs?.runs ?? '?'})`,
       value: fmt(cs?.spawnToListeningMs?.median, ' ms'),
+      target: '≤ 250 ms',
+      status: check(cs?.spawnToListeningMs?.median, (x) => x <= 250),
     },
     {
       metric: `spawn → first client_credentials token (median of ${cs?.runs ?? '?'})`,
@@ -154,6 +157,7 @@ export function evaluate(r) {
     );
   }
   rows.push(...fixtureRows(r.fixtures));
+  rows.push(...sessionRows(r.sessions));
   return { derived, rows };
 }
 

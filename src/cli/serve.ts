@@ -1,5 +1,5 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
-import { startMockIdp, type MockIdp, type MockIdpOptions, type MockIdpRealm } from '../server.js';
+import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
@@ -49,14 +49,9 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
 }
 
 /** A realm's ready line: the realm base URL to reach it, and the issuer when one is fixed elsewhere. */
-export function readyLine(realm: MockIdpRealm): string {
+export function readyLine(realm: ListeningRealm): string {
   const local = `${realm.url}/realms/${realm.name}`;
   return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
-}
-
-/** One ready line per realm, the first realm first. */
-export function readyLines(idp: MockIdp): string[] {
-  return Object.values(idp.realms).map(readyLine);
 }
 
 /** How long SIGINT/SIGTERM lets requests in flight finish before their connections are closed. */
@@ -100,7 +95,10 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    idp = await startMockIdp(toMockIdpOptions(options));
+    // The ready lines as soon as the server listens (with an ephemeral key, before it is made).
+    idp = await serveMockIdp(toMockIdpOptions(options), (realms) => {
+      for (const realm of realms) io.stdout(readyLine(realm));
+    });
   } catch (err) {
     closeWatchers();
     process.off('SIGINT', onSignal);
@@ -117,6 +115,5 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
     const provider = providers[index];
     if (provider !== undefined) watcher.attach(provider);
   });
-  for (const line of readyLines(idp)) io.stdout(line);
   return idp;
 }

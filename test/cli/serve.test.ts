@@ -80,6 +80,21 @@ describe('the ready line', () => {
     expect(discovery.json.issuer).toBe(s.base);
   });
 
+  it('with an ephemeral key, requests sent at the ready line (before the key may exist) are answered with it', async () => {
+    const s = await serve(['--fixtures', FJORD_FIXTURES, '--port', '0']);
+    const endpoints = endpointsOf(s.base);
+    // All at once, the moment the ready line is out: none may fail or see a half-started server.
+    const [health, jwks, discovery] = await Promise.all([
+      get(`${new URL(s.base).origin}/health`),
+      get(endpoints.certs),
+      get(endpoints.discovery),
+    ]);
+    expect(health.status).toBe(200);
+    expect(health.json).toEqual({ status: 'UP' });
+    expect((jwks.json.keys as unknown[]).length).toBe(1);
+    expect(discovery.json.issuer).toBe(s.base);
+  });
+
   it('serves the bundled fixtures by default', async () => {
     const s = await serve(['--port', '0']);
     expect(s.base).toMatch(/\/realms\/mock$/);
