@@ -183,7 +183,7 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 })().catch((err) => { console.error(err); process.exit(1); });
 `,
       );
-      // The package's own bin/ (the prebuilt image has its bundle as bin/mock-idp.mjs instead).
+      // The package's own bin/ (the prebuilt image has its bundle as bin/mock-idp.mjs instead, beside the fixtures worker's).
       expect(result).toMatchObject({ status: 200, user: 'alice', files: 'mock-idp.js' });
       expect(result['iss']).toBe(result['issuer']);
       expect(result['issuer']).toMatch(/^http:\/\/[^/]+:\d+\/realms\/mock$/);
@@ -210,7 +210,7 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 `,
         [process.env['MOCK_IDP_IMAGE'] ?? ''],
       );
-      expect(result).toEqual({ health: 200, files: 'mock-idp.mjs' });
+      expect(result).toEqual({ health: 200, files: 'fixtures-worker.mjs\nmock-idp.mjs' });
     },
     240_000,
   );
