@@ -85,6 +85,11 @@ export class Provider implements RealmContext {
     return this.#generation;
   }
 
+  /** Takes over the generation a replacement had at the replica that made it (shared fixtures). */
+  adoptGeneration(generation: number): void {
+    this.#generation = generation;
+  }
+
   /** Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end. */
   replaceRealm(realm: Realm): void {
     this.#realm = realm;

@@ -63,7 +63,10 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
       const keys: KeysState = { pems: Object.fromEntries(p.keyPems), order: p.keys.all.map((k) => k.kid) };
       return JSON.stringify(keys);
     }
-    return p.fixturesText;
+    // The generation travels with the text: browser session cookies name it, so every replica counts alike.
+    return p.fixturesText === undefined
+      ? undefined
+      : JSON.stringify({ generation: p.generation, text: p.fixturesText });
   };
 
   const applyKeys = async (value: string): Promise<void> => {
@@ -87,8 +90,12 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     if (kind === 'clock') p.clock.restore(JSON.parse(value) as { frozenAtMs?: number; offsetMs: number });
     else if (kind === 'keys') await applyKeys(value);
     else {
-      await replaceFixtures(p, value, 'shared fixtures', p.realm.baseDir);
-      p.fixturesText = value;
+      const shared = JSON.parse(value) as { generation?: unknown; text?: unknown };
+      if (typeof shared.text !== 'string' || !Number.isSafeInteger(shared.generation))
+        throw new SyntaxError('not a shared fixtures record');
+      await replaceFixtures(p, shared.text, 'shared fixtures', p.realm.baseDir);
+      p.fixturesText = shared.text;
+      p.adoptGeneration(shared.generation as number);
     }
   };
 

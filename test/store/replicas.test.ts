@@ -1,9 +1,9 @@
 // PRODUCT.md §12: several real `mock-idp serve` processes on one real redis-server behave as one provider.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { authorize, BATCH_JOB, exchangeCode, WEB_APP } from '../helpers/bundled.js';
+import { authorize, BATCH_JOB, DEFAULT_FIXTURES, exchangeCode, WEB_APP } from '../helpers/bundled.js';
 import { ensureBuilt, runBin, spawnServer, type ServeProcess } from '../helpers/cli.js';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startMockIdp } from '../../src/index.js';
@@ -275,6 +275,40 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     await expect
       .poll(async () => (await call('GET', `${b.base}/mock/keys`)).json['keys'], { timeout: 5000 })
       .toEqual([kid]);
+  });
+
+  it('a browser signed in at A after fixtures replacements is still signed in at a replica started later', async () => {
+    const a = await replica();
+    const text = readFileSync(DEFAULT_FIXTURES, 'utf8');
+    // Two replacements at A (the same text twice): browser cookies name the generation they were set in.
+    for (let i = 0; i < 2; i++)
+      expect((await fetch(`${a.base}/mock/fixtures`, { method: 'PUT', body: text })).status).toBe(200);
+    const b = await replica();
+    const query = (extra: Record<string, string>): string =>
+      new URLSearchParams({
+        response_type: 'code',
+        client_id: 'web-app',
+        redirect_uri: 'http://localhost:3000/callback',
+        scope: 'openid',
+        state: 'st',
+        ...extra,
+      }).toString();
+    const signIn = await fetch(`${endpointsOf(a.base).auth}?${query({ login_hint: 'alice' })}`, {
+      redirect: 'manual',
+    });
+    expect(signIn.status).toBe(302);
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
+    expect(cookie).not.toBe('');
+    const silent = await fetch(`${endpointsOf(b.base).auth}?${query({ prompt: 'none' })}`, {
+      redirect: 'manual',
+      headers: { cookie },
+    });
+    const back = new URL(silent.headers.get('location') ?? 'http://x/');
+    expect(back.searchParams.get('error')).toBeNull();
+    expect(back.searchParams.get('code')).not.toBeNull();
   });
 
   it('fixtures replaced at A are served at B', async () => {
