@@ -63,6 +63,37 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     return postForm(endpointsOf(base).introspect, { token }, WEB_APP);
   }
 
+  /**
+   * Puts what `seed` writes into Redis, then runs `body` on an in-process provider on that store with the
+   * warnings it logs.
+   */
+  async function onJunk(
+    seed: (junk: Redis) => Promise<unknown>,
+    body: (idp: Awaited<ReturnType<typeof startMockIdp>>, warnings: string[], junk: Redis) => Promise<void>,
+  ): Promise<void> {
+    const junk = new Redis(redis.url);
+    const warnings: string[] = [];
+    try {
+      await seed(junk);
+      await junk.incr('mock-idp:mock:qa-version');
+      const idp = await startMockIdp({
+        store: redis.url,
+        logger: createLogger(
+          'warn',
+          () => undefined,
+          (line) => warnings.push(line),
+        ),
+      });
+      try {
+        await body(idp, warnings, junk);
+      } finally {
+        await idp.close();
+      }
+    } finally {
+      junk.disconnect();
+    }
+  }
+
   it('a code issued at A is exchanged at B; refreshed at B, introspected at C; the key is shared', async () => {
     const [a, b, c] = await Promise.all([replica(), replica(), replica()]);
     const { code } = await authorize(a.base, 'alice');
@@ -153,20 +184,9 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
   });
 
   it('a registered client in Redis that does not parse is ignored, logged once, never a 500', async () => {
-    const junk = new Redis(redis.url);
-    const warnings: string[] = [];
-    try {
-      await junk.hset('mock-idp:mock:clients', 'junk', '{not json', 'old', JSON.stringify({ id: 'old' }));
-      await junk.incr('mock-idp:mock:qa-version');
-      const a = await startMockIdp({
-        store: redis.url,
-        logger: createLogger(
-          'warn',
-          () => undefined,
-          (line) => warnings.push(line),
-        ),
-      });
-      try {
+    await onJunk(
+      (junk) => junk.hset('mock-idp:mock:clients', 'junk', '{not json', 'old', JSON.stringify({ id: 'old' })),
+      async (a, warnings) => {
         for (const id of ['junk', 'old', 'junk']) {
           const answer = await postForm(
             endpointsOf(a.issuer).token,
@@ -176,12 +196,8 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
           expect(answer.status).toBe(401);
         }
         expect(warnings.filter((w) => w.includes('registered client'))).toHaveLength(1);
-      } finally {
-        await a.close();
-      }
-    } finally {
-      junk.disconnect();
-    }
+      },
+    );
   });
 
   it("the request journal is the whole provider's: requests at A and B read at either, cleared at one", async () => {
@@ -201,30 +217,21 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
   });
 
   it('shared QA state, signing key and realm secret in Redis that do not parse: ignored or replaced, logged once', async () => {
-    const junk = new Redis(redis.url);
-    const warnings: string[] = [];
-    try {
-      await junk.hset(
-        'mock-idp:mock:qa',
-        'clock',
-        '{bad',
-        'keys',
-        '{"order":["gone"],"pems":{}}',
-        'fixtures',
-        'realm: [',
-      );
-      await junk.set('mock-idp:mock:signing-key', 'not a key');
-      await junk.set('mock-idp:mock:realm-secret', '?');
-      await junk.incr('mock-idp:mock:qa-version');
-      const a = await startMockIdp({
-        store: redis.url,
-        logger: createLogger(
-          'warn',
-          () => undefined,
-          (line) => warnings.push(line),
-        ),
-      });
-      try {
+    await onJunk(
+      async (junk) => {
+        await junk.hset(
+          'mock-idp:mock:qa',
+          'clock',
+          '{bad',
+          'keys',
+          '{"order":["gone"],"pems":{}}',
+          'fixtures',
+          'realm: [',
+        );
+        await junk.set('mock-idp:mock:signing-key', 'not a key');
+        await junk.set('mock-idp:mock:realm-secret', '?');
+      },
+      async (a, warnings, junk) => {
         const cc = await postForm(
           endpointsOf(a.issuer).token,
           { grant_type: 'client_credentials' },
@@ -244,12 +251,8 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
             warnings.filter((w) => w.includes(what)),
             what,
           ).toHaveLength(1);
-      } finally {
-        await a.close();
-      }
-    } finally {
-      junk.disconnect();
-    }
+      },
+    );
   });
 
   it('a key rotated at A is published (and signs) at B; a key removed at A is gone at B', async () => {
