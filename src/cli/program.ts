@@ -21,6 +21,7 @@ import {
   parseUserCount,
 } from './options.js';
 import { serve, type ServeOptions } from './serve.js';
+import { StoreError } from '../store/backend.js';
 import { token, type TokenOptions } from './token.js';
 import { users, type UsersOptions } from './users.js';
 import { packageVersion } from './version.js';
@@ -100,7 +101,14 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       const [first] = command.args;
       if (first !== undefined) throw new CliError(notACommand(first, program), EXIT.usage);
       if (options.qaApi !== false) options.qaApi = qaApiFromEnv(io.env['MOCK_IDP_QA_API']);
-      await serve(options, { stdout: io.stdout, stderr: io.stderr });
+      try {
+        await serve(options, { stdout: io.stdout, stderr: io.stderr });
+      } catch (err) {
+        // A bad store value from the environment: name the variable the user set, not the flag.
+        if (err instanceof StoreError && command.getOptionValueSource('store') === 'env')
+          throw new StoreError(err.message.replace(/^--store\b/, 'MOCK_IDP_STORE'));
+        throw err;
+      }
       outcome.running = true;
     });
 

@@ -467,7 +467,8 @@ describe.skipIf(SKIP_REDIS)('--store at start', () => {
   it('a malformed MOCK_IDP_STORE: the same error, exit 1', async () => {
     const result = await runBin(['serve', '--port', '0'], { MOCK_IDP_STORE: 'redis//nope' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/is not a URL/);
+    expect(result.stderr).toMatch(/^MOCK_IDP_STORE "redis\/\/nope" is not a URL/m);
+    expect(result.stderr).not.toContain('--store');
   });
 
   it('the right password and MOCK_IDP_STORE: serves', async () => {
