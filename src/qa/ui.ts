@@ -21,7 +21,7 @@ form.row{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.4rem 0
 .muted{color:#5b6475}.ok{color:#0a7a32;font-weight:600}.bad{color:#b00020;font-weight:600}
 .s2{color:#0a7a32}.s3{color:#2f6fdf}.s4{color:#b36b00}.s5{color:#b00020}
 pre{background:#f7f8fa;border:1px solid #eef1f5;border-radius:6px;padding:.5rem;overflow:auto;font-size:.8rem;max-height:22rem}
-#error{color:#b00020;margin:0 1rem}#journal-wrap{max-height:26rem;overflow:auto}`;
+#error{color:#b00020;margin:0 1rem}#journal-wrap,#sessions-wrap{max-height:26rem;overflow:auto}`;
 
 /** The page's script: everything it shows is set with textContent, never parsed as HTML. */
 const SCRIPT = `(() => {
@@ -52,8 +52,19 @@ const SCRIPT = `(() => {
     return td;
   }
   const time = (epoch) => new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
+  // Sessions come in pages (GET /mock/sessions?limit=&cursor=), so a realm with 100,000 of them stays usable:
+  // the page shows the first ones (id order), and "Show more" adds a page.
+  const PAGE = 200;
+  let shown = PAGE;
   async function loadSessions() {
-    const { sessions } = await api('GET', '/sessions');
+    const sessions = [];
+    let cursor = null;
+    do {
+      const limit = Math.min(1000, shown - sessions.length);
+      const page = await api('GET', '/sessions?limit=' + limit + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
+      sessions.push(...page.sessions);
+      cursor = page.nextCursor;
+    } while (cursor && sessions.length < shown);
     const body = $('sessions'); body.replaceChildren();
     for (const s of sessions) {
       const tr = document.createElement('tr');
@@ -64,7 +75,8 @@ const SCRIPT = `(() => {
       cell(tr, '').appendChild(end);
       body.appendChild(tr);
     }
-    $('sessions-count').textContent = String(sessions.length);
+    $('sessions-count').textContent = String(sessions.length) + (cursor ? '+' : '');
+    $('sessions-more').hidden = !cursor;
   }
   async function loadClock() {
     const c = await api('GET', '/clock');
@@ -124,6 +136,7 @@ const SCRIPT = `(() => {
   $('faults-clear').addEventListener('click', run(() => api('DELETE', '/faults')));
   $('keys-rotate').addEventListener('click', run(() => api('POST', '/keys/rotate')));
   $('sessions-end-all').addEventListener('click', run(() => api('DELETE', '/sessions')));
+  $('sessions-more').addEventListener('click', run(() => { shown += PAGE; }));
   $('journal-clear').addEventListener('click', run(() => api('DELETE', '/requests')));
   $('decode').addEventListener('submit', run(async () => {
     const v = await api('POST', '/tokens/verify', { token: $('token').value });
@@ -148,7 +161,8 @@ function page(realm: string): string {
 <p id="error" role="alert"></p>
 <main>
 <section class="wide"><h2>Sessions (<span id="sessions-count">0</span>) <button id="sessions-end-all" type="button">End all</button></h2>
-<table><thead><tr><th>id</th><th>user</th><th>clients</th><th>signed in</th><th>idle expiry</th><th></th></tr></thead><tbody id="sessions"></tbody></table></section>
+<div id="sessions-wrap"><table><thead><tr><th>id</th><th>user</th><th>clients</th><th>signed in</th><th>idle expiry</th><th></th></tr></thead><tbody id="sessions"></tbody></table></div>
+<p><button id="sessions-more" type="button" hidden>Show more</button></p></section>
 <section><h2>Clock</h2><p><span id="clock-now" class="mono"></span> · <span id="clock-frozen"></span></p>
 <form id="clock-set" class="row"><input id="clock-to" placeholder="2030-01-01T00:00:00Z or epoch s" size="24"><label><input id="clock-freeze" type="checkbox"> frozen</label><button>Set</button></form>
 <form id="clock-advance" class="row"><input id="clock-seconds" type="number" value="60" size="8"> s <button>Advance</button><button id="clock-real" type="button">Real time</button></form></section>

@@ -82,6 +82,26 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
     expect(await page.evaluate<unknown>('window.pwned')).toBeUndefined();
   });
 
+  it('shows sessions a page at a time: the first 200, then "Show more" adds the rest', async () => {
+    // One session is left by the test above; 205 more minted ones make 206.
+    for (let i = 0; i < 205; i++) {
+      const res = await fetch(mock('/tokens'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'access', client: 'desk', user: 'kari' }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await eventually(async () => expect(await page.textContent('#sessions-count')).toBe('200+'));
+    expect(await page.locator('#sessions tr').count()).toBe(200);
+    await page.click('#sessions-more');
+    await eventually(async () => expect(await page.textContent('#sessions-count')).toBe('206'));
+    expect(await page.locator('#sessions tr').count()).toBe(206);
+    expect(await page.isVisible('#sessions-more')).toBe(false);
+    await fetch(mock('/sessions'), { method: 'DELETE' });
+    await eventually(async () => expect(await page.textContent('#sessions-count')).toBe('0'));
+  });
+
   it('sets, advances and releases the clock', async () => {
     await page.fill('#clock-to', '2031-05-06T07:08:09Z');
     await page.check('#clock-freeze');
