@@ -1,8 +1,9 @@
 // Fixture loading at scale (issue 10): how long 50,000 users take to load through each door (`check`, a
 // server start, PUT /mock/fixtures), whether that is linear (12,500 users for the ratio, about 4), and
-// whether /health keeps answering while the big PUT is parsed. Wall times of real processes and their CPU
-// time (all threads; Linux), each the best of `runs`: on a machine shared with other work, the wall time
-// stretches with the machine's load and the CPU time much less, so the CPU time is the fairer figure.
+// whether /health keeps answering while the big PUT is parsed. Wall times of real processes (the judged
+// figure: what a user waits for) and their CPU time (all threads; Linux), each the best of `runs`: on a
+// machine shared with other work the wall time stretches with the machine's load and the CPU time much
+// less, and with the fixtures worker and GC threads the CPU time may exceed the wall time.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';

@@ -164,10 +164,12 @@ export function evaluate(r) {
 /** `W ms wall; C ms CPU` of a {wallMs, cpuMs} figure. @param {any} x */
 const wallCpu = (x) => `${fmt(x?.wallMs, ' ms')} wall; ${fmt(x?.cpuMs, ' ms')} CPU`;
 /**
- * Under one second, judged on CPU time where there is one: the machine's other work stretches wall times.
+ * Under one second of wall time, what a user waits for (issue 10: "50,000 users load in under 1 s"); the CPU
+ * time beside it says what a busy machine's other work did to the wall time (GC and the fixtures worker
+ * run on other threads, so CPU may exceed wall).
  * @param {any} x
  */
-const underASecond = (x) => check(x?.cpuMs ?? x?.wallMs, (ms) => ms < 1000);
+const underASecond = (x) => check(x?.wallMs, (ms) => ms < 1000);
 
 /** Rows of the fixture-loading section (bench/lib/fixtures-load.js). @param {any} fx @returns {Row[]} */
 export function fixtureRows(fx) {
@@ -179,7 +181,7 @@ export function fixtureRows(fx) {
     {
       metric: `fixtures: \`check\` of ${fmt(fx.users)} users (${fx.fileMB} MB), spawn to exit, best`,
       value: wallCpu(fx.check50000),
-      target: '< 1,000 ms CPU',
+      target: '< 1,000 ms wall',
       status: underASecond(fx.check50000),
     },
     {
@@ -190,26 +192,27 @@ export function fixtureRows(fx) {
     },
     {
       metric: '  the same load in a started process, no V8 flags (library use)',
-      value: `${wallCpu(fx.loadInProcess50000)} (binary's heap flags: ${fmt(fx.loadInProcess50000BinFlags?.cpuMs, ' ms')} CPU)`,
-      target: '< 1,000 ms CPU',
+      value: `${wallCpu(fx.loadInProcess50000)} (binary's heap flags: ${wallCpu(fx.loadInProcess50000BinFlags)})`,
+      target: '< 1,000 ms wall',
       status: underASecond(fx.loadInProcess50000),
     },
     {
       metric: `  serve start with them, spawn to listening (bundled fixtures: ${wallCpu(fx.serveStartBundled)})`,
       value: wallCpu(fx.serveStart50000),
-      target: '< 1,000 ms CPU',
+      target: '< 1,000 ms wall',
       status: underASecond(fx.serveStart50000),
     },
     {
       metric: '  PUT /mock/fixtures of the same, best of the runs after the first; server CPU',
       value: `${fmt(put?.putMs, ' ms')} wall; ${fmt(put?.bestCpuMs, ' ms')} CPU`,
-      target: '< 1,000 ms CPU',
-      status: check(put?.bestCpuMs ?? put?.putMs, (ms) => ms < 1000),
+      target: '< 1,000 ms wall',
+      status: check(put?.putMs, (ms) => ms < 1000),
     },
     {
       metric: '    the first PUT (it starts the fixtures worker)',
       value: `${fmt(first?.putMs, ' ms')} wall; ${fmt(first?.putCpuMs, ' ms')} CPU`,
-      target: '—',
+      target: '< 1,000 ms wall',
+      status: check(first?.putMs, (ms) => ms < 1000),
     },
     {
       metric: '    /health asked every 20 ms during the best PUT',
