@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { Clock, parseInstant } from './clock.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
 import { FixturesError } from './fixtures/errors.js';
-import { realmFromFile } from './fixtures/parse-worker.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import { createApp } from './http/app.js';
@@ -174,34 +173,28 @@ function sourcesOf(options: MockIdpOptions): readonly (FixturesSource | undefine
   return [fixtures as FixturesSource | undefined];
 }
 
-/** A source's realm; a file is read as `check` reads it (a big one on the fixtures worker thread). */
-function realmOfSource(source: FixturesSource | undefined): Promise<Realm> {
-  if (source === undefined) return realmFromFile(DEFAULT_FIXTURES);
-  return typeof source === 'string' ? realmFromFile(source) : buildRealm(fixturesFromObject(source));
-}
-
 /** Loads every source, and refuses two sources of one realm name (naming both). */
 async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Promise<Realm[]> {
-  const realms = await Promise.all(sources.map((source) => realmOfSource(source)));
-  const seen = new Map<string, number>();
-  for (const [index, realm] of realms.entries()) {
-    const firstIndex = seen.get(realm.name);
-    if (firstIndex !== undefined) {
-      const nameOf = (i: number): string =>
-        typeof sources[i] === 'string' ? (realms[i]?.source ?? '') : `fixtures[${i}]`;
-      // Where the name is written: the file is read again with positions, for this message only.
-      const at = (await loadAnyFixtures(sources[index])).locate(['realm']);
-      throw new FixturesError(nameOf(index), [
+  const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
+  const seen = new Map<string, LoadedFixtures>();
+  for (const [index, l] of loaded.entries()) {
+    const name = l.fixtures.realm;
+    const first = seen.get(name);
+    if (first !== undefined) {
+      const source = typeof sources[index] === 'string' ? l.source : `fixtures[${index}]`;
+      const firstIndex = loaded.indexOf(first);
+      const firstSource = typeof sources[firstIndex] === 'string' ? first.source : `fixtures[${firstIndex}]`;
+      throw new FixturesError(source, [
         {
           path: ['realm'],
-          message: `realm "${realm.name}" is already served from ${nameOf(firstIndex)}: each fixtures file must name its own realm`,
-          ...at,
+          message: `realm "${name}" is already served from ${firstSource}: each fixtures file must name its own realm`,
+          ...l.locate(['realm']),
         },
       ]);
     }
-    seen.set(realm.name, index);
+    seen.set(name, l);
   }
-  return realms;
+  return Promise.all(loaded.map((l) => buildRealm(l)));
 }
 
 /** Builds the provider of one realm: its own clock, ids, keys and secret. */
