@@ -7,7 +7,8 @@
 # Behind a TLS-intercepting proxy, hand its CA bundle to npm as a BuildKit secret:
 #   DOCKER_BUILDKIT=1 docker build --secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt -t mock-idp .
 
-# ---- build: dev dependencies, tsc, then one esbuild bundle of the CLI and everything it imports
+# ---- build: dev dependencies, tsc, one esbuild bundle of the CLI and everything it imports, and its V8 code
+#      caches, made by this Node under the flags of the entrypoint below (see scripts/code-cache.js)
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
@@ -23,16 +24,17 @@ COPY scripts ./scripts
 COPY bin ./bin
 COPY src ./src
 COPY fixtures ./fixtures
-# The bundle keeps the package layout (bin/ beside fixtures/) so the CLI finds the default fixtures.
-# createRequire gives the CommonJS dependencies (express) the `require` they expect inside ESM.
+# The image keeps the package layout (bin/ beside dist/ and fixtures/) so the CLI finds the default fixtures.
+# The bin is an ES module (.mjs: no package.json says "type": "module" here); it runs dist/cli.script.js
+# from the code cache made above for the entrypoint's flags.
 RUN npm run build \
- && npx esbuild bin/mock-idp.js --bundle --platform=node --target=node20 --format=esm \
-      --banner:js="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" \
-      --outfile=/out/bin/mock-idp.mjs \
- && cp dist/fixtures-worker.mjs /out/bin/fixtures-worker.mjs \
+ && mkdir -p /out/bin /out/dist \
+ && cp bin/mock-idp.js /out/bin/mock-idp.mjs \
+ && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.mjs /out/dist/ \
  && cp -r fixtures /out/fixtures
 
-# ---- runtime: node, one JS file (and the fixtures worker's), the bundled fixtures; no node_modules, no npm cache
+# ---- runtime: node, the bin, the CLI bundle, its code caches and the fixtures worker's bundle, the bundled
+#      fixtures; no node_modules, no npm cache
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app

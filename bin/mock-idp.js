@@ -1,10 +1,56 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --max-old-space-size=1024
-// mock-idp command line: the whole CLI is bundled in dist/cli.mjs (see scripts/bundle-cli.js).
+// mock-idp command line: the whole CLI is bundled in dist/cli.script.js (see scripts/bundle-cli.js).
 // Heap flags (npm start and the image pass them too): token requests make short-lived garbage, and V8's
 // defaults (16 MB semi-spaces, an old space sized to the machine's memory) let peak RSS under load reach
 // ~150 MB; with these it stays ~90 MB at the same throughput (npm run bench). 1 GB still holds millions
 // of sessions.
-import { main } from '../dist/cli.mjs';
+//
+// The bundle is compiled from a V8 code cache when the build left one for this Node version, platform and
+// these node flags (scripts/code-cache.js): that skips compiling what a start runs, about a third of a cold
+// start. V8 checks the cache against its version and flags itself and compiles as usual when it refuses it,
+// as it does when there is none. NODE_DEBUG=mock-idp tells which happened.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { debuglog } from 'node:util';
+import { Script } from 'node:vm';
 
-const code = await main(process.argv.slice(2));
+const url = new URL('../dist/cli.script.js', import.meta.url);
+const file = fileURLToPath(url);
+const source = readFileSync(file, 'utf8');
+
+/** The cache for this build of the script, this Node and these flags (the same name scripts/code-cache.js gives). */
+function cacheFile() {
+  const build = /^\/\*mock-idp (\w+)\*\//.exec(source)?.[1];
+  let flags = '';
+  if (process.execArgv.length > 0) {
+    const text = process.execArgv.join(' ');
+    let hash = 0x811c9dc5; // FNV-1a
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+    flags = `-${hash.toString(16).padStart(8, '0')}`;
+  }
+  return (
+    build &&
+    fileURLToPath(new URL(`cli.script.${build}.${process.version}-${process.arch}${flags}.cache`, url))
+  );
+}
+
+const cache = cacheFile();
+let cachedData;
+try {
+  if (cache) cachedData = readFileSync(cache);
+} catch {
+  // none for this Node or these flags: compile as usual
+}
+const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
+debuglog('mock-idp')(
+  'code cache %s: %s',
+  cache,
+  cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'none',
+);
+const module = { exports: /** @type {{ main: (argv: string[]) => Promise<number | undefined> }} */ ({}) };
+script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), url.href);
+
+const code = await module.exports.main(process.argv.slice(2));
 if (code !== undefined) process.exitCode = code;

@@ -1,36 +1,60 @@
-// Bundles the CLI into dist/cli.mjs (run by `npm run build`): one file loads far faster than the few
-// hundred modules express, zod and yaml bring, which is most of mock-idp's cold start.
+// Bundles the CLI (run by `npm run build`): one file loads far faster than the few hundred modules express,
+// zod and yaml bring, which is most of mock-idp's cold start.
+//
+// dist/cli.script.js is a classic script, not an ES module, so that bin/mock-idp.js can compile it through
+// node:vm with a V8 code cache (scripts/code-cache.js makes those, right after the bundle): the script is one
+// function expression `(exports, require, module, __filename, __dirname, importMetaUrl) => ...` holding a
+// CommonJS bundle, preceded by a comment naming its build (a hash of the bundle), which the caches' file names
+// carry, so a cache is never read against another build of the script.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { makeCodeCaches } from './code-cache.js';
 
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  format: 'esm',
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
-  // express and its CommonJS dependencies call require(); give the ESM bundle one.
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
 };
 
+const SCRIPT = 'dist/cli.script.js';
 await build({
   ...common,
+  format: 'cjs',
   entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/cli.mjs',
-  // The Redis client loads only for --store redis://... (a dynamic import): the memory default skips it.
+  outfile: SCRIPT,
+  // The Redis client loads only for --store redis://... (import() becomes a lazy require()): the memory
+  // default skips it. A vm script has no import() of its own.
   external: ['ioredis'],
-  // src/fixtures/parse-worker.ts: the fixtures worker bundle lies beside this one.
-  define: { __MOCK_IDP_FIXTURES_WORKER__: JSON.stringify('./fixtures-worker.mjs') },
+  supported: { 'dynamic-import': false },
+  define: {
+    // src/fixtures/parse-worker.ts: the fixtures worker bundle lies beside this one.
+    __MOCK_IDP_FIXTURES_WORKER__: JSON.stringify('./fixtures-worker.mjs'),
+    // The bundle's own file URL (the bundled fixtures, package.json and the worker are found from it).
+    'import.meta.url': 'importMetaUrl',
+  },
+  banner: { js: '(function (exports, require, module, __filename, __dirname, importMetaUrl) {' },
+  footer: { js: '})' },
 });
+const bundle = readFileSync(SCRIPT, 'utf8');
+const buildId = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+writeFileSync(SCRIPT, `/*mock-idp ${buildId}*/${bundle}`);
 
 // The fixtures worker (src/fixtures/parse-worker.ts): reading and validating only, a third of the CLI's
 // size, so a worker started for a big PUT /mock/fixtures is ready sooner.
 await build({
   ...common,
+  format: 'esm',
   entryPoints: ['src/fixtures/fixtures-worker.ts'],
   outfile: 'dist/fixtures-worker.mjs',
+  // its CommonJS dependencies call require(); give the ESM bundle one.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
 });
+
+makeCodeCaches();

@@ -20,7 +20,7 @@ beforeAll(async () => {
 describe('npm pack', () => {
   it.each([
     'bin/mock-idp.js',
-    'dist/cli.mjs',
+    'dist/cli.script.js',
     'dist/fixtures-worker.mjs',
     'dist/index.js',
     'dist/index.cjs',
@@ -37,6 +37,10 @@ describe('npm pack', () => {
     'package.json',
   ])('ships %s', (path) => {
     expect(files).toContain(path);
+  });
+
+  it('ships the CLI bundle’s code caches: one without node flags, one with the bin’s (scripts/code-cache.js)', () => {
+    expect(files.filter((f) => /^dist\/cli\.script\.\w+\.v[\w.-]+\.cache$/.test(f))).toHaveLength(2);
   });
 
   it('ships no sources, tests, source maps or dev files', () => {

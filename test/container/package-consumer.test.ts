@@ -183,7 +183,7 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 })().catch((err) => { console.error(err); process.exit(1); });
 `,
       );
-      // The package's own bin/ (the prebuilt image has its bundle as bin/mock-idp.mjs instead, beside the fixtures worker's).
+      // The package's own bin/ (the prebuilt image has it as bin/mock-idp.mjs, an ES module without a package.json).
       expect(result).toMatchObject({ status: 200, user: 'alice', files: 'mock-idp.js' });
       expect(result['iss']).toBe(result['issuer']);
       expect(result['issuer']).toMatch(/^http:\/\/[^/]+:\d+\/realms\/mock$/);
@@ -201,8 +201,13 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
   const idp = await new MockIdpContainer().withImage(process.argv[2]).start();
   try {
     const health = await fetch(idp.getBaseUrl().replace(/\\/realms\\/.*$/, '/health'));
-    const files = await idp.exec(['ls', '/app/bin']);
-    console.log(JSON.stringify({ health: health.status, files: files.output.trim() }));
+    const bin = await idp.exec(['ls', '/app/bin']);
+    const dist = await idp.exec(['ls', '/app/dist']);
+    // The image's code cache, under the entrypoint's flags (NODE_DEBUG=mock-idp: bin/mock-idp.js says whether V8 took it).
+    const cache = await idp.exec(['env', 'NODE_DEBUG=mock-idp', 'node', '--max-semi-space-size=2',
+      '--max-old-space-size=1024', '/app/bin/mock-idp.mjs', '--version']);
+    console.log(JSON.stringify({ health: health.status, bin: bin.output.trim(), dist: dist.output.trim().split('\\n'),
+      cache: cache.output }));
   } finally {
     await idp.stop();
   }
@@ -210,7 +215,11 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 `,
         [process.env['MOCK_IDP_IMAGE'] ?? ''],
       );
-      expect(result).toEqual({ health: 200, files: 'fixtures-worker.mjs\nmock-idp.mjs' });
+      expect(result).toMatchObject({ health: 200, bin: 'mock-idp.mjs' });
+      const dist = result['dist'] as string[];
+      expect(dist.filter((f) => !f.endsWith('.cache'))).toEqual(['cli.script.js', 'fixtures-worker.mjs']);
+      expect(dist.filter((f) => f.endsWith('.cache'))).toHaveLength(2);
+      expect(result['cache']).toMatch(/code cache \/app\/dist\/cli\.script\.\w+\.v[\w.-]+\.cache: accepted/);
     },
     240_000,
   );

@@ -1,0 +1,103 @@
+// Makes the V8 code caches of dist/cli.script.js (scripts/bundle-cli.js calls this right after making the
+// script): one per set of node flags the CLI starts with — none (`node bin/mock-idp.js`) and the bin's
+// shebang flags (`npx mock-idp`, npm start, the image's entrypoint) — since V8 takes a cache only under the
+// Node version and the flags that made it. Each is made in a child process under those flags that runs the
+// script as bin/mock-idp.js does, starts the server on the bundled fixtures, reads the discovery document
+// and takes a client_credentials token, so what a start and a first token run is compiled in the cache.
+// The caches are named as bin/mock-idp.js looks for them (the build id in the script's first comment, the
+// Node version and platform, a hash of the flags); earlier ones are removed.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+
+const SCRIPT_URL = new URL('../dist/cli.script.js', import.meta.url);
+const SCRIPT = fileURLToPath(SCRIPT_URL);
+const BIN = fileURLToPath(new URL('../bin/mock-idp.js', import.meta.url));
+
+/** The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`). */
+export function shebangFlags() {
+  const first = readFileSync(BIN, 'utf8').split('\n')[0] ?? '';
+  return (/^#!.*\bnode\b(.*)$/.exec(first)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+}
+
+/**
+ * The cache file bin/mock-idp.js reads for `source` under this Node and `execArgv` (keep the two in step;
+ * test/cli/code-cache.test.ts fails when they are not).
+ * @param {string} source
+ * @param {string[]} execArgv
+ */
+export function cacheFileFor(source, execArgv) {
+  const build = /^\/\*mock-idp (\w+)\*\//.exec(source)?.[1];
+  if (!build) throw new Error(`${SCRIPT} has no build id`);
+  let flags = '';
+  if (execArgv.length > 0) {
+    const text = execArgv.join(' ');
+    let hash = 0x811c9dc5; // FNV-1a
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+    flags = `-${hash.toString(16).padStart(8, '0')}`;
+  }
+  return fileURLToPath(
+    new URL(`cli.script.${build}.${process.version}-${process.arch}${flags}.cache`, SCRIPT_URL),
+  );
+}
+
+/** In the child: run the script as the bin does, start and use the server, write the cache. */
+async function child() {
+  const source = readFileSync(SCRIPT, 'utf8');
+  const script = new Script(source, { filename: SCRIPT });
+  const module = { exports: /** @type {{ main: (argv: string[]) => Promise<unknown> }} */ ({}) };
+  script.runInThisContext()(
+    module.exports,
+    createRequire(SCRIPT),
+    module,
+    SCRIPT,
+    dirname(SCRIPT),
+    SCRIPT_URL.href,
+  );
+  /** @type {string[]} */
+  const lines = [];
+  const write = process.stdout.write;
+  process.stdout.write = (/** @type {unknown} */ chunk) => lines.push(String(chunk)) > 0;
+  await module.exports.main(['serve', '--host', '127.0.0.1', '--port', '0', '--quiet']);
+  process.stdout.write = write;
+  const base = /listening on (\S+)/.exec(lines.join(''))?.[1];
+  if (base === undefined) throw new Error(`code cache: no ready line in ${JSON.stringify(lines.join(''))}`);
+  const discovery = await fetch(`${base}/.well-known/openid-configuration`);
+  const res = await fetch(`${base}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from('batch-job:batch-secret').toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  if (discovery.status !== 200 || res.status !== 200)
+    throw new Error(`code cache: discovery answered ${discovery.status}, the token request ${res.status}`);
+  writeFileSync(cacheFileFor(source, process.execArgv), script.createCachedData());
+  process.exit(0);
+}
+
+/** Removes the caches of earlier builds and makes this build's, one child per set of flags. */
+export function makeCodeCaches() {
+  for (const name of readdirSync(dirname(SCRIPT)))
+    if (/^cli\.script\..*\.cache$/.test(name)) rmSync(new URL(name, SCRIPT_URL));
+  const env = { ...process.env, NODE_OPTIONS: '' };
+  for (const name of ['PORT', 'HOST', 'LOG_LEVEL']) delete env[name];
+  for (const name of Object.keys(env)) if (name.startsWith('MOCK_IDP_')) delete env[name];
+  for (const flags of [[], shebangFlags()]) {
+    const run = spawnSync(process.execPath, [...flags, fileURLToPath(import.meta.url), '--child'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env,
+    });
+    if (run.status !== 0)
+      throw new Error(`code cache (node ${flags.join(' ')}): the child exited ${run.status}`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === '--child') await child();
+  else makeCodeCaches();
+}

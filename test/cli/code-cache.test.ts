@@ -1,0 +1,132 @@
+// The CLI's start-up code cache (scripts/code-cache.js, bin/mock-idp.js): the build leaves one V8 cache of
+// dist/cli.script.js per set of node flags the bin runs with, and the bin has V8 take it under those flags;
+// without a usable cache (another Node, other flags, another build) it compiles the script as usual.
+// NODE_DEBUG=mock-idp makes the bin say which cache it looked for and what V8 did with it.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, ROOT } from '../helpers/cli.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node [flags] bin --version` with NODE_DEBUG=mock-idp and no NODE_OPTIONS (its flags would count). */
+function runWith(flags: string[], bin = BIN, args = ['--version']): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEBUG: 'mock-idp' };
+  delete env['NODE_OPTIONS'];
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...flags, bin, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
+    );
+  });
+}
+
+/** What the bin said about the cache: the file it looked for and accepted | rejected | none. */
+function verdict(stderr: string): { file: string; state: string } | undefined {
+  const m = /code cache (\S+): (accepted|rejected|none)/.exec(stderr);
+  return m ? { file: m[1] as string, state: m[2] as string } : undefined;
+}
+
+/** The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`). */
+function shebangFlags(): string[] {
+  const first = readFileSync(BIN, 'utf8').split('\n')[0] ?? '';
+  return (/^#!\/usr\/bin\/env -S node( .*)?$/.exec(first)?.[1] ?? '').split(' ').filter(Boolean);
+}
+
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const SOURCE = (): string => readFileSync(join(ROOT, 'dist', 'cli.script.js'), 'utf8');
+let copy: string;
+
+beforeAll(() => {
+  ensureBuilt();
+  copy = mkdtempSync(join(tmpdir(), 'mock-idp-code-cache-'));
+});
+
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+/** A copy of the package's runtime files (bin, dist/cli.script.js, the worker, fixtures) with `caches` only. */
+function packageCopy(name: string, caches: Record<string, Buffer>, source = SOURCE()): string {
+  const dir = join(copy, name);
+  mkdirSync(join(dir, 'dist'), { recursive: true });
+  cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
+  cpSync(join(ROOT, 'fixtures'), join(dir, 'fixtures'), { recursive: true });
+  cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  cpSync(join(ROOT, 'dist', 'fixtures-worker.mjs'), join(dir, 'dist', 'fixtures-worker.mjs'));
+  writeFileSync(join(dir, 'dist', 'cli.script.js'), source);
+  for (const [file, data] of Object.entries(caches)) writeFileSync(join(dir, 'dist', file), data);
+  return join(dir, 'bin', 'mock-idp.js');
+}
+
+/** The cache file the bin looks for under `flags`, and what V8 did with it (the bin's own word). */
+async function cacheUnder(flags: string[], bin = BIN): Promise<{ file: string; state: string }> {
+  const run = await runWith(flags, bin);
+  expect(run).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+  const seen = verdict(run.stderr);
+  expect(seen, run.stderr).toBeDefined();
+  return seen as { file: string; state: string };
+}
+
+describe('the CLI code cache', () => {
+  it.each([
+    ['no node flags (node bin/mock-idp.js)', [] as string[]],
+    ['the shebang’s flags (npx mock-idp, npm start, the image)', shebangFlags()],
+  ])('V8 accepts the build’s cache under %s, and the CLI runs from it', async (_, flags) => {
+    const { file, state } = await cacheUnder(flags);
+    expect(file.startsWith(join(ROOT, 'dist', 'cli.script.'))).toBe(true);
+    expect(state).toBe('accepted');
+  });
+
+  it('the build leaves those two caches and no other', async () => {
+    const looked = [(await cacheUnder([])).file, (await cacheUnder(shebangFlags())).file];
+    expect(new Set(looked).size).toBe(2);
+    const caches = readdirSync(join(ROOT, 'dist')).filter((f) => f.endsWith('.cache'));
+    expect(caches.map((f) => join(ROOT, 'dist', f)).sort()).toEqual(looked.sort());
+  });
+
+  it('the shebang, npm start and the image’s entrypoint run node with the same flags', () => {
+    const flags = shebangFlags();
+    expect(flags).toEqual(['--max-semi-space-size=2', '--max-old-space-size=1024']);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    expect(pkg.scripts.start).toBe(`node ${flags.join(' ')} bin/mock-idp.js serve`);
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', ...flags, '/app/bin/mock-idp.mjs']);
+  });
+
+  it.each([
+    ['none for these flags', 'none', false],
+    ['one V8 refuses (made under other flags)', 'rejected', true],
+  ])('with %s the bin compiles the script as usual and works', async (_, state, mismatched) => {
+    const plain = (await cacheUnder([])).file;
+    const withFlags = (await cacheUnder(shebangFlags())).file;
+    // The copy has, at most, the cache made without flags under the name the shebang's flags look for.
+    const bin = packageCopy(state, mismatched ? { [basename(withFlags)]: readFileSync(plain) } : {});
+    expect(await cacheUnder(shebangFlags(), bin)).toEqual({
+      file: join(dirname(bin), '..', 'dist', basename(withFlags)),
+      state,
+    });
+    // A command that loads and validates fixtures: much of the script, not only its first lines.
+    const check = await runWith(shebangFlags(), bin, ['check', join(ROOT, 'fixtures', 'default.yaml')]);
+    expect(check.code, check.stderr).toBe(0);
+  });
+
+  it('a cache of another build of the script is not read', async () => {
+    const plain = (await cacheUnder([])).file;
+    const source = SOURCE();
+    const other = source.replace(
+      /^\/\*mock-idp (\w+)\*\//,
+      (_, id: string) => `/*mock-idp ${'0'.repeat(id.length)}*/`,
+    );
+    expect(other).not.toBe(source);
+    const bin = packageCopy('other-build', { [basename(plain)]: readFileSync(plain) }, other);
+    const seen = await cacheUnder([], bin);
+    expect(seen.state).toBe('none');
+    expect(basename(seen.file)).not.toBe(basename(plain));
+  });
+});
