@@ -26,15 +26,18 @@ COPY src ./src
 COPY fixtures ./fixtures
 # The image keeps the package layout (bin/ beside dist/ and fixtures/) so the CLI finds the default fixtures.
 # The bin is an ES module (.mjs: no package.json says "type": "module" here); it runs dist/cli.script.js
-# from the code cache made above for the entrypoint's flags.
+# from the code cache made above for the entrypoint's flags. The Redis client (--store redis://...), which the
+# bundle leaves out and require()s when asked for, is one more bundle where require('ioredis') finds it.
 RUN npm run build \
  && mkdir -p /out/bin /out/dist \
  && cp bin/mock-idp.js /out/bin/mock-idp.mjs \
  && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.mjs /out/dist/ \
+ && npx esbuild "$(node -p "require.resolve('ioredis')")" --bundle --platform=node --target=node20 --format=cjs \
+      --minify-whitespace --legal-comments=none --outfile=/out/node_modules/ioredis/index.js \
  && cp -r fixtures /out/fixtures
 
-# ---- runtime: node, the bin, the CLI bundle, its code caches and the fixtures worker's bundle, the bundled
-#      fixtures; no node_modules, no npm cache
+# ---- runtime: node, the bin, the CLI bundle, its code caches and the fixtures worker's bundle, the Redis
+#      client's bundle, the bundled fixtures; no npm install, no npm cache
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
