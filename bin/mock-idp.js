@@ -8,12 +8,11 @@
 // The bundle is compiled from a V8 code cache when the build left one for this Node version, platform and
 // these node flags (scripts/code-cache.js): that skips compiling what a start runs, about a third of a cold
 // start. V8 checks the cache against its version and flags itself and compiles as usual when it refuses it,
-// as it does when there is none. NODE_DEBUG=mock-idp tells which happened.
+// as it does when there is none. MOCK_IDP_DEBUG=code-cache tells which happened.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { debuglog } from 'node:util';
 import { Script } from 'node:vm';
 
 const url = new URL('../dist/cli.script.js', import.meta.url);
@@ -44,11 +43,10 @@ try {
   // none for this Node or these flags: compile as usual
 }
 const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
-debuglog('mock-idp')(
-  'code cache %s: %s',
-  cache,
-  cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'none',
-);
+if ((process.env.MOCK_IDP_DEBUG ?? '').split(',').includes('code-cache')) {
+  const state = cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'none';
+  process.stderr.write(`mock-idp debug: code cache ${cache}: ${state}\n`);
+}
 const module = { exports: /** @type {{ main: (argv: string[]) => Promise<number | undefined> }} */ ({}) };
 script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), url.href);
 

@@ -1,7 +1,7 @@
 // The CLI's start-up code cache (scripts/code-cache.js, bin/mock-idp.js): the build leaves one V8 cache of
 // dist/cli.script.js per set of node flags the bin runs with, and the bin has V8 take it under those flags;
 // without a usable cache (another Node, other flags, another build) it compiles the script as usual.
-// NODE_DEBUG=mock-idp makes the bin say which cache it looked for and what V8 did with it.
+// MOCK_IDP_DEBUG=code-cache makes the bin say which cache it looked for and what V8 did with it.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +15,9 @@ interface Run {
   stderr: string;
 }
 
-/** `node [flags] bin --version` with NODE_DEBUG=mock-idp and no NODE_OPTIONS (its flags would count). */
+/** `node [flags] bin --version` with MOCK_IDP_DEBUG=code-cache and no NODE_OPTIONS (its flags would count). */
 function runWith(flags: string[], bin = BIN, args = ['--version']): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_DEBUG: 'mock-idp' };
+  const env: NodeJS.ProcessEnv = { ...process.env, MOCK_IDP_DEBUG: 'code-cache' };
   delete env['NODE_OPTIONS'];
   return new Promise((resolve) => {
     execFile(process.execPath, [...flags, bin, ...args], { env, timeout: 30_000 }, (err, stdout, stderr) =>

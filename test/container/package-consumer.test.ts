@@ -203,8 +203,8 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
     const health = await fetch(idp.getBaseUrl().replace(/\\/realms\\/.*$/, '/health'));
     const bin = await idp.exec(['ls', '/app/bin']);
     const dist = await idp.exec(['ls', '/app/dist']);
-    // The image's code cache, under the entrypoint's flags (NODE_DEBUG=mock-idp: bin/mock-idp.js says whether V8 took it).
-    const cache = await idp.exec(['env', 'NODE_DEBUG=mock-idp', 'node', '--max-semi-space-size=2',
+    // The image's code cache, under the entrypoint's flags (MOCK_IDP_DEBUG=code-cache: bin/mock-idp.js says whether V8 took it).
+    const cache = await idp.exec(['env', 'MOCK_IDP_DEBUG=code-cache', 'node', '--max-semi-space-size=2',
       '--max-old-space-size=1024', '/app/bin/mock-idp.mjs', '--version']);
     console.log(JSON.stringify({ health: health.status, bin: bin.output.trim(), dist: dist.output.trim().split('\\n'),
       cache: cache.output }));
