@@ -8,8 +8,47 @@
 // carry, so a cache is never read against another build of the script.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { makeCodeCaches } from './code-cache.js';
+
+const require = createRequire(import.meta.url);
+const ZOD = dirname(require.resolve('zod'));
+
+/**
+ * What the bundles leave out of their dependencies, for a shorter start (test/cli/bundle.test.ts):
+ * - zod: `import { z } from 'zod'` is the whole library as one namespace (every locale, JSON Schema in and out,
+ *   ~0.6 MB), which a bundler cannot shake. Our sources get a `z` of zod's classic schemas and checks (they set
+ *   zod's English messages, as the full `zod` does) and NEVER: what they use.
+ * - mime-types: scripts/mime-types-lite.cjs, which loads mime-db's tables only for a type it does not know.
+ * @type {import('esbuild').Plugin}
+ */
+const slimDependencies = {
+  name: 'slim-dependencies',
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) =>
+      args.importer.includes('node_modules') ? undefined : { path: 'zod', namespace: 'mock-idp-zod' },
+    );
+    b.onLoad({ filter: /^zod$/, namespace: 'mock-idp-zod' }, () => ({
+      contents: `export * as z from ${JSON.stringify(join(ZOD, 'v4/classic/mock-idp-z.js'))};`,
+      resolveDir: ZOD,
+    }));
+    b.onResolve({ filter: /mock-idp-z\.js$/ }, (args) => ({ path: args.path, namespace: 'mock-idp-zod' }));
+    b.onLoad({ filter: /mock-idp-z\.js$/, namespace: 'mock-idp-zod' }, () => ({
+      contents: [
+        `export * from ${JSON.stringify(join(ZOD, 'v4/classic/schemas.js'))};`,
+        `export * from ${JSON.stringify(join(ZOD, 'v4/classic/checks.js'))};`,
+        `export { NEVER } from ${JSON.stringify(join(ZOD, 'v4/core/index.js'))};`,
+      ].join('\n'),
+      resolveDir: ZOD,
+    }));
+    b.onResolve({ filter: /^mime-types$/ }, () => ({
+      path: fileURLToPath(new URL('mime-types-lite.cjs', import.meta.url)),
+    }));
+  },
+};
 
 const common = {
   bundle: true,
@@ -19,6 +58,7 @@ const common = {
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [slimDependencies],
 };
 
 const SCRIPT = 'dist/cli.script.js';
