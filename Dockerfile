@@ -25,12 +25,12 @@ COPY bin ./bin
 COPY src ./src
 COPY fixtures ./fixtures
 # The image keeps the package layout (bin/ beside dist/ and fixtures/) so the CLI finds the default fixtures.
-# The bin is an ES module (.mjs: no package.json says "type": "module" here); it runs dist/cli.script.js
-# from the code cache made above for the entrypoint's flags. The Redis client (--store redis://...), which the
-# bundle leaves out and require()s when asked for, is one more bundle where require('ioredis') finds it.
+# The bin is CommonJS (bin/package.json says so); it runs dist/cli.script.js from the code cache made above
+# for the entrypoint's flags. The Redis client (--store redis://...), which the bundle leaves out and
+# require()s when asked for, is one more bundle where require('ioredis') finds it.
 RUN npm run build \
  && mkdir -p /out/bin /out/dist \
- && cp bin/mock-idp.js /out/bin/mock-idp.mjs \
+ && cp bin/mock-idp.js bin/package.json /out/bin/ \
  && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.mjs /out/dist/ \
  && npx esbuild "$(node -p "require.resolve('ioredis')")" --bundle --platform=node --target=node20 --format=cjs \
       --minify-whitespace --legal-comments=none --outfile=/out/node_modules/ioredis/index.js \
@@ -47,4 +47,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=2", "--max-old-space-size=1024", "/app/bin/mock-idp.mjs"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "--max-old-space-size=1024", "/app/bin/mock-idp.js"]

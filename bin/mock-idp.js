@@ -9,14 +9,18 @@
 // these node flags (scripts/code-cache.js): that skips compiling what a start runs, about a third of a cold
 // start. V8 checks the cache against its version and flags itself and compiles as usual when it refuses it,
 // as it does when there is none. MOCK_IDP_DEBUG=code-cache tells which happened.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Script } from 'node:vm';
+//
+// This file is CommonJS (bin/package.json says so): an ES module entry point has Node start its ES module
+// loader first, ~15 ms more of a cold start (bench/lib/cold-start.js).
+'use strict';
+/* eslint-disable @typescript-eslint/no-require-imports -- CommonJS on purpose, see above */
+const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { Script } = require('node:vm');
 
-const url = new URL('../dist/cli.script.js', import.meta.url);
-const file = fileURLToPath(url);
+const file = join(__dirname, '..', 'dist', 'cli.script.js');
 const source = readFileSync(file, 'utf8');
 
 /** The cache for this build of the script, this Node and these flags (the same name scripts/code-cache.js gives). */
@@ -29,10 +33,7 @@ function cacheFile() {
     for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
     flags = `-${hash.toString(16).padStart(8, '0')}`;
   }
-  return (
-    build &&
-    fileURLToPath(new URL(`cli.script.${build}.${process.version}-${process.arch}${flags}.cache`, url))
-  );
+  return build && join(dirname(file), `cli.script.${build}.${process.version}-${process.arch}${flags}.cache`);
 }
 
 const cache = cacheFile();
@@ -47,8 +48,16 @@ if ((process.env.MOCK_IDP_DEBUG ?? '').split(',').includes('code-cache')) {
   const state = cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'none';
   process.stderr.write(`mock-idp debug: code cache ${cache}: ${state}\n`);
 }
-const module = { exports: /** @type {{ main: (argv: string[]) => Promise<number | undefined> }} */ ({}) };
-script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), url.href);
+const cli = { exports: /** @type {{ main: (argv: string[]) => Promise<number | undefined> }} */ ({}) };
+script.runInThisContext()(
+  cli.exports,
+  createRequire(file),
+  cli,
+  file,
+  dirname(file),
+  pathToFileURL(file).href,
+);
 
-const code = await module.exports.main(process.argv.slice(2));
-if (code !== undefined) process.exitCode = code;
+cli.exports.main(process.argv.slice(2)).then((code) => {
+  if (code !== undefined) process.exitCode = code;
+});

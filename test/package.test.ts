@@ -20,6 +20,7 @@ beforeAll(async () => {
 describe('npm pack', () => {
   it.each([
     'bin/mock-idp.js',
+    'bin/package.json',
     'dist/cli.script.js',
     'dist/fixtures-worker.mjs',
     'dist/index.js',

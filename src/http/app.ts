@@ -1,7 +1,6 @@
 // The express app: health, one realm router per realm at /realms/{realm}, request log, one error handler.
 import type { StoreHealth } from '../store/backend.js';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import type { Why } from '../oauth/refusal.js';
 import type { Provider } from '../provider.js';

@@ -192,6 +192,13 @@ describe('the CLI bundle', () => {
       expect(got).toEqual(await answer(src.issuer));
     });
 
+    it('started without the built-ins a start does not need (MOCK_IDP_DEBUG=modules)', () => {
+      const line = /built-ins loaded at the ready line: (.*)/.exec(bin.stderr())?.[1] ?? '';
+      const loaded = line.split(' ');
+      expect(loaded).toEqual(expect.arrayContaining(['http', 'crypto', 'vm']));
+      for (const name of ['worker_threads', 'v8', 'perf_hooks']) expect(loaded).not.toContain(name);
+    });
+
     it('loaded mime-types-lite, and never mime-db for any of those (MOCK_IDP_DEBUG=modules)', () => {
       expect(bin.stderr()).toContain('mock-idp debug: modules: mime-types answers from its own table');
       expect(bin.stderr()).not.toContain('loaded mime-db');

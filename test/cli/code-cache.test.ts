@@ -96,7 +96,7 @@ describe('the CLI code cache', () => {
     };
     expect(pkg.scripts.start).toBe(`node ${flags.join(' ')} bin/mock-idp.js serve`);
     const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
-    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', ...flags, '/app/bin/mock-idp.mjs']);
+    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', ...flags, '/app/bin/mock-idp.js']);
   });
 
   it.each([

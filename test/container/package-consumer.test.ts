@@ -183,8 +183,8 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 })().catch((err) => { console.error(err); process.exit(1); });
 `,
       );
-      // The package's own bin/ (the prebuilt image has it as bin/mock-idp.mjs, an ES module without a package.json).
-      expect(result).toMatchObject({ status: 200, user: 'alice', files: 'mock-idp.js' });
+      // The package's own bin/: CommonJS, as its package.json says.
+      expect(result).toMatchObject({ status: 200, user: 'alice', files: 'mock-idp.js\npackage.json' });
       expect(result['iss']).toBe(result['issuer']);
       expect(result['issuer']).toMatch(/^http:\/\/[^/]+:\d+\/realms\/mock$/);
     },
@@ -205,7 +205,7 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
     const dist = await idp.exec(['ls', '/app/dist']);
     // The image's code cache, under the entrypoint's flags (MOCK_IDP_DEBUG=code-cache: bin/mock-idp.js says whether V8 took it).
     const cache = await idp.exec(['env', 'MOCK_IDP_DEBUG=code-cache', 'node', '--max-semi-space-size=2',
-      '--max-old-space-size=1024', '/app/bin/mock-idp.mjs', '--version']);
+      '--max-old-space-size=1024', '/app/bin/mock-idp.js', '--version']);
     console.log(JSON.stringify({ health: health.status, bin: bin.output.trim(), dist: dist.output.trim().split('\\n'),
       cache: cache.output }));
   } finally {
@@ -215,7 +215,7 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 `,
         [process.env['MOCK_IDP_IMAGE'] ?? ''],
       );
-      expect(result).toMatchObject({ health: 200, bin: 'mock-idp.mjs' });
+      expect(result).toMatchObject({ health: 200, bin: 'mock-idp.js\npackage.json' });
       const dist = result['dist'] as string[];
       expect(dist.filter((f) => !f.endsWith('.cache'))).toEqual(['cli.script.js', 'fixtures-worker.mjs']);
       expect(dist.filter((f) => f.endsWith('.cache'))).toHaveLength(2);
