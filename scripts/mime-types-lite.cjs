@@ -1,8 +1,9 @@
 // mime-types as the CLI bundle has it (scripts/bundle-cli.js aliases `mime-types` to this file): express,
-// send, type-is and accepts require mime-types at load, and mime-types builds its tables from mime-db's ~2,500
-// types there (~10–20 ms of a start's CPU on the 2-core machine, and 0.2 MB of the code cache). mock-idp asks it about a
-// handful of types; this answers those from a small table, copied from mime-types' answers (and checked against
-// them by test/cli/bundle.test.ts), and hands every other question to the real module, loaded then.
+// send, type-is and accepts require mime-types at load, and mime-types builds its tables from mime-db's
+// ~2,500 types there (~10–20 ms of a start's CPU on the 2-core machine, and 0.2 MB of the code cache).
+// mock-idp asks it about a handful of types; this answers those from a small table, copied from mime-types'
+// answers (and checked against them by test/cli/bundle.test.ts), and hands every other question to the real
+// module, loaded then.
 // MOCK_IDP_DEBUG=modules says when that happens.
 'use strict';
 /* global process, require, exports */
