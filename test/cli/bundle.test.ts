@@ -196,7 +196,8 @@ describe('the CLI bundle', () => {
       const line = /built-ins loaded at the ready line: (.*)/.exec(bin.stderr())?.[1] ?? '';
       const loaded = line.split(' ');
       expect(loaded).toEqual(expect.arrayContaining(['http', 'crypto', 'vm']));
-      for (const name of ['worker_threads', 'v8', 'perf_hooks']) expect(loaded).not.toContain(name);
+      for (const name of ['worker_threads', 'v8', 'perf_hooks', 'fs/promises', 'readline'])
+        expect(loaded).not.toContain(name);
     });
 
     it('loaded mime-types-lite, and never mime-db for any of those (MOCK_IDP_DEBUG=modules)', () => {
