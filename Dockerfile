@@ -31,12 +31,12 @@ COPY fixtures ./fixtures
 RUN npm run build \
  && mkdir -p /out/bin /out/dist \
  && cp bin/mock-idp.js bin/package.json /out/bin/ \
- && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.mjs /out/dist/ \
+ && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.script.js dist/fixtures-worker.script.*.cache /out/dist/ \
  && npx esbuild "$(node -p "require.resolve('ioredis')")" --bundle --platform=node --target=node20 --format=cjs \
       --minify-whitespace --legal-comments=none --outfile=/out/node_modules/ioredis/index.js \
  && cp -r fixtures /out/fixtures
 
-# ---- runtime: node, the bin, the CLI bundle, its code caches and the fixtures worker's bundle, the Redis
+# ---- runtime: node, the bin, the CLI bundle and the fixtures worker's bundle with their code caches, the Redis
 #      client's bundle, the bundled fixtures; no npm install, no npm cache
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080

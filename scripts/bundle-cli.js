@@ -5,9 +5,10 @@
 // node:vm with a V8 code cache (scripts/code-cache.js makes those, right after the bundle): the script is one
 // function expression `(exports, require, module, __filename, __dirname, importMetaUrl) => ...` holding a
 // CommonJS bundle, preceded by a comment naming its build (a hash of the bundle), which the caches' file names
-// carry, so a cache is never read against another build of the script.
+// carry, so a cache is never read against another build of the script. The fixtures worker's bundle is made
+// the same way.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,28 +74,37 @@ await build({
   supported: { 'dynamic-import': false },
   define: {
     // src/fixtures/parse-worker.ts: the fixtures worker bundle lies beside this one.
-    __MOCK_IDP_FIXTURES_WORKER__: JSON.stringify('./fixtures-worker.mjs'),
+    __MOCK_IDP_FIXTURES_WORKER__: JSON.stringify('./fixtures-worker.script.js'),
     // The bundle's own file URL (the bundled fixtures, package.json and the worker are found from it).
     'import.meta.url': 'importMetaUrl',
   },
   banner: { js: '(function (exports, require, module, __filename, __dirname, importMetaUrl) {' },
   footer: { js: '})' },
 });
-const bundle = readFileSync(SCRIPT, 'utf8');
-const buildId = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
-writeFileSync(SCRIPT, `/*mock-idp ${buildId}*/${bundle}`);
+/** Prefixes a bundle with the comment naming its build (a hash of the bundle), which its caches' names carry. */
+function stampBuildId(/** @type {string} */ file) {
+  const bundle = readFileSync(file, 'utf8');
+  const buildId = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+  writeFileSync(file, `/*mock-idp ${buildId}*/${bundle}`);
+}
+stampBuildId(SCRIPT);
 
 // The fixtures worker (src/fixtures/parse-worker.ts): reading and validating only, a third of the CLI's
-// size, so a worker started for a big PUT /mock/fixtures is ready sooner.
+// size, so a worker started for a big PUT /mock/fixtures is ready sooner. A classic script like the CLI's,
+// `(exports, require, module, __filename, __dirname, importMetaUrl) => ...` after a comment naming its build,
+// which the worker compiles through node:vm from its own code cache (made below, with the CLI's).
+const WORKER = 'dist/fixtures-worker.script.js';
+rmSync('dist/fixtures-worker.mjs', { force: true }); // the ES module bundle of earlier builds
 await build({
   ...common,
-  format: 'esm',
+  format: 'cjs',
   entryPoints: ['src/fixtures/fixtures-worker.ts'],
-  outfile: 'dist/fixtures-worker.mjs',
-  // its CommonJS dependencies call require(); give the ESM bundle one.
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
+  outfile: WORKER,
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': 'importMetaUrl' },
+  banner: { js: '(function (exports, require, module, __filename, __dirname, importMetaUrl) {' },
+  footer: { js: '})' },
 });
+stampBuildId(WORKER);
 
 makeCodeCaches();

@@ -4,10 +4,11 @@
 // Node version and the flags that made it. Each is made in a child process under those flags that runs the
 // script as bin/mock-idp.js does, starts the server on the bundled fixtures, reads the discovery document
 // and takes a client_credentials token, so what a start and a first token run is compiled in the cache.
-// The caches are named as bin/mock-idp.js looks for them (the build id in the script's first comment, the
+// It then PUTs fixtures big enough for the fixtures worker, which writes its own bundle's cache
+// (dist/fixtures-worker.script.js) once it has read them. The caches are named as bin/mock-idp.js looks for them (the build id in the script's first comment, the
 // Node version and platform, a hash of the flags); earlier ones are removed.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,8 @@ import { Script } from 'node:vm';
 
 const SCRIPT_URL = new URL('../dist/cli.script.js', import.meta.url);
 const SCRIPT = fileURLToPath(SCRIPT_URL);
+const WORKER_URL = new URL('../dist/fixtures-worker.script.js', import.meta.url);
+const WORKER = fileURLToPath(WORKER_URL);
 const BIN = fileURLToPath(new URL('../bin/mock-idp.js', import.meta.url));
 
 /** The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`). */
@@ -24,14 +27,15 @@ export function shebangFlags() {
 }
 
 /**
- * The cache file bin/mock-idp.js reads for `source` under this Node and `execArgv` (keep the two in step;
- * test/cli/code-cache.test.ts fails when they are not).
+ * The cache file next to `scriptUrl` that is read for its `source` under this Node and `execArgv`: the
+ * build id in the script's first comment, the Node version and platform, a hash of the flags.
+ * @param {URL} scriptUrl
  * @param {string} source
  * @param {string[]} execArgv
  */
-export function cacheFileFor(source, execArgv) {
+function cacheNextTo(scriptUrl, source, execArgv) {
   const build = /^\/\*mock-idp (\w+)\*\//.exec(source)?.[1];
-  if (!build) throw new Error(`${SCRIPT} has no build id`);
+  if (!build) throw new Error(`${fileURLToPath(scriptUrl)} has no build id`);
   let flags = '';
   if (execArgv.length > 0) {
     const text = execArgv.join(' ');
@@ -39,9 +43,31 @@ export function cacheFileFor(source, execArgv) {
     for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
     flags = `-${hash.toString(16).padStart(8, '0')}`;
   }
-  return fileURLToPath(
-    new URL(`cli.script.${build}.${process.version}-${process.arch}${flags}.cache`, SCRIPT_URL),
+  const name = fileURLToPath(scriptUrl).replace(
+    /\.js$/,
+    `.${build}.${process.version}-${process.arch}${flags}.cache`,
   );
+  return name;
+}
+
+/**
+ * The cache file bin/mock-idp.js reads for `source` under this Node and `execArgv` (keep the two in step;
+ * test/cli/code-cache.test.ts fails when they are not).
+ * @param {string} source
+ * @param {string[]} execArgv
+ */
+export function cacheFileFor(source, execArgv) {
+  return cacheNextTo(SCRIPT_URL, source, execArgv);
+}
+
+/**
+ * The cache the fixtures worker (BOOT in src/fixtures/parse-worker.ts) reads for its bundle `source` under
+ * this Node and `execArgv`, named as the CLI's are.
+ * @param {string} source
+ * @param {string[]} execArgv
+ */
+export function workerCacheFileFor(source, execArgv) {
+  return cacheNextTo(WORKER_URL, source, execArgv);
 }
 
 /** In the child: run the script as the bin does, start and use the server, write the cache. */
@@ -76,17 +102,37 @@ async function child() {
   });
   if (discovery.status !== 200 || res.status !== 200)
     throw new Error(`code cache: discovery answered ${discovery.status}, the token request ${res.status}`);
+  // A big PUT /mock/fixtures: read on the fixtures worker, which (MOCK_IDP_BUILD_WORKER_CACHE) writes its
+  // own cache once it has answered, with the code of that read compiled in it.
+  const realm = /\/realms\/([^/]+)$/.exec(base)?.[1] ?? 'mock';
+  const put = await fetch(`${base}/mock/fixtures`, { method: 'PUT', body: bigFixtures(realm) });
+  const workerCache = workerCacheFileFor(readFileSync(WORKER, 'utf8'), process.execArgv);
+  if (put.status !== 200 || !existsSync(workerCache))
+    throw new Error(`code cache: the big PUT answered ${put.status}, and the worker left no ${workerCache}`);
   writeFileSync(cacheFileFor(source, process.execArgv), script.createCachedData());
   process.exit(0);
+}
+
+/** Fixtures of realm `realm` big enough to be read on the fixtures worker (over 256 KB). */
+function bigFixtures(/** @type {string} */ realm) {
+  const lines = [`realm: ${realm}`, 'clients:', '  cache-client:', '    secret: cache-secret', 'users:'];
+  for (let i = 0; i < 4000; i++)
+    lines.push(
+      `  user${i}:`,
+      `    claims: { name: User ${i}, email: user${i}@example.com }`,
+      '    realmRoles: [user]',
+    );
+  return `${lines.join('\n')}\n`;
 }
 
 /** Removes the caches of earlier builds and makes this build's, one child per set of flags. */
 export function makeCodeCaches() {
   for (const name of readdirSync(dirname(SCRIPT)))
-    if (/^cli\.script\..*\.cache$/.test(name)) rmSync(new URL(name, SCRIPT_URL));
+    if (/^(cli|fixtures-worker)\.script\..*\.cache$/.test(name)) rmSync(new URL(name, SCRIPT_URL));
   const env = { ...process.env, NODE_OPTIONS: '' };
   for (const name of ['PORT', 'HOST', 'LOG_LEVEL']) delete env[name];
   for (const name of Object.keys(env)) if (name.startsWith('MOCK_IDP_')) delete env[name];
+  env['MOCK_IDP_BUILD_WORKER_CACHE'] = '1'; // the fixtures worker writes its cache (see child)
   for (const flags of [[], shebangFlags()]) {
     const run = spawnSync(process.execPath, [...flags, fileURLToPath(import.meta.url), '--child'], {
       stdio: ['ignore', 'inherit', 'inherit'],

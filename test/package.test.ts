@@ -22,7 +22,7 @@ describe('npm pack', () => {
     'bin/mock-idp.js',
     'bin/package.json',
     'dist/cli.script.js',
-    'dist/fixtures-worker.mjs',
+    'dist/fixtures-worker.script.js',
     'dist/index.js',
     'dist/index.cjs',
     'dist/index.d.ts',

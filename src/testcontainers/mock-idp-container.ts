@@ -140,7 +140,7 @@ export class MockIdpContainer extends GenericContainer {
       file('bin/mock-idp.js'),
       file('bin/package.json'),
       file('dist/cli.script.js'),
-      file('dist/fixtures-worker.mjs'),
+      file('dist/fixtures-worker.script.js'),
       file('package.json'),
       ...fixtures,
     ])

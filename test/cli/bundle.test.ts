@@ -82,7 +82,7 @@ describe('the CLI bundle', () => {
 
   it.each([
     ['dist/cli.script.js', ['fromJSONSchema', 'node_modules/zod/v4/locales/de.js']],
-    ['dist/fixtures-worker.mjs', ['fromJSONSchema', 'node_modules/zod/v4/locales/de.js', 'mime-db']],
+    ['dist/fixtures-worker.script.js', ['fromJSONSchema', 'node_modules/zod/v4/locales/de.js', 'mime-db']],
   ])('%s leaves out %j', (file, absent) => {
     const text = readFileSync(join(ROOT, file), 'utf8');
     for (const name of absent) expect(text).not.toContain(name);

@@ -2,7 +2,7 @@
 // dist/cli.script.js per set of node flags the bin runs with, and the bin has V8 take it under those flags;
 // without a usable cache (another Node, other flags, another build) it compiles the script as usual.
 // MOCK_IDP_DEBUG=code-cache makes the bin say which cache it looked for and what V8 did with it.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -56,7 +56,7 @@ function packageCopy(name: string, caches: Record<string, Buffer>, source = SOUR
   cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
   cpSync(join(ROOT, 'fixtures'), join(dir, 'fixtures'), { recursive: true });
   cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
-  cpSync(join(ROOT, 'dist', 'fixtures-worker.mjs'), join(dir, 'dist', 'fixtures-worker.mjs'));
+  cpSync(join(ROOT, 'dist', 'fixtures-worker.script.js'), join(dir, 'dist', 'fixtures-worker.script.js'));
   writeFileSync(join(dir, 'dist', 'cli.script.js'), source);
   for (const [file, data] of Object.entries(caches)) writeFileSync(join(dir, 'dist', file), data);
   return join(dir, 'bin', 'mock-idp.js');
@@ -84,7 +84,9 @@ describe('the CLI code cache', () => {
   it('the build leaves those two caches and no other', async () => {
     const looked = [(await cacheUnder([])).file, (await cacheUnder(shebangFlags())).file];
     expect(new Set(looked).size).toBe(2);
-    const caches = readdirSync(join(ROOT, 'dist')).filter((f) => f.endsWith('.cache'));
+    const caches = readdirSync(join(ROOT, 'dist')).filter(
+      (f) => f.startsWith('cli.script.') && f.endsWith('.cache'),
+    );
     expect(caches.map((f) => join(ROOT, 'dist', f)).sort()).toEqual(looked.sort());
   });
 
@@ -128,5 +130,70 @@ describe('the CLI code cache', () => {
     const seen = await cacheUnder([], bin);
     expect(seen.state).toBe('none');
     expect(basename(seen.file)).not.toBe(basename(plain));
+  });
+});
+
+/** Fixtures of the bundled realm over the 256 kB above which a PUT is read on the fixtures worker. */
+function bigFixtures(): string {
+  const lines = ['realm: mock', 'clients:', '  web-app:', '    secret: s', 'users:'];
+  for (let i = 0; i < 4_000; i++)
+    lines.push(
+      `  user${i}:`,
+      `    claims: { name: User ${i}, email: u${i}@example.com }`,
+      '    realmRoles: [user]',
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `node [flags] bin serve` with MOCK_IDP_DEBUG=code-cache, one big PUT /mock/fixtures: what the server said
+ * about the fixtures worker's code cache (the file it looked for and accepted | rejected | none).
+ */
+async function workerCacheUnder(flags: string[]): Promise<{ file: string; state: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, MOCK_IDP_DEBUG: 'code-cache' };
+  delete env['NODE_OPTIONS'];
+  const child = spawn(process.execPath, [...flags, BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /listening on (\S+)/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      child.once('exit', () => reject(new Error(`exited before ready: ${err}`)));
+    });
+    const put = await fetch(`${base}/mock/fixtures`, { method: 'PUT', body: bigFixtures() });
+    expect(put.status).toBe(200);
+    const m = /fixtures worker code cache (\S+): (accepted|rejected|none)/.exec(err);
+    expect(m, err).not.toBeNull();
+    return { file: m?.[1] as string, state: m?.[2] as string };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+describe('the fixtures worker’s code cache', () => {
+  it.each([
+    ['no node flags', [] as string[]],
+    ['the shebang’s flags', shebangFlags()],
+  ])('a big PUT’s worker compiles its bundle from the build’s cache under %s', async (_, flags) => {
+    const { file, state } = await workerCacheUnder(flags);
+    expect(file.startsWith(join(ROOT, 'dist', 'fixtures-worker.script.'))).toBe(true);
+    expect(state).toBe('accepted');
+  });
+
+  it('the build leaves those two worker caches and no other', async () => {
+    const looked = [(await workerCacheUnder([])).file, (await workerCacheUnder(shebangFlags())).file];
+    expect(new Set(looked).size).toBe(2);
+    const caches = readdirSync(join(ROOT, 'dist')).filter(
+      (f) => f.startsWith('fixtures-worker.script.') && f.endsWith('.cache'),
+    );
+    expect(caches.map((f) => join(ROOT, 'dist', f)).sort()).toEqual(looked.sort());
   });
 });

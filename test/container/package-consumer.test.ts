@@ -217,8 +217,15 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
       );
       expect(result).toMatchObject({ health: 200, bin: 'mock-idp.js\npackage.json' });
       const dist = result['dist'] as string[];
-      expect(dist.filter((f) => !f.endsWith('.cache'))).toEqual(['cli.script.js', 'fixtures-worker.mjs']);
-      expect(dist.filter((f) => f.endsWith('.cache'))).toHaveLength(2);
+      expect(dist.filter((f) => !f.endsWith('.cache'))).toEqual([
+        'cli.script.js',
+        'fixtures-worker.script.js',
+      ]);
+      // The CLI's and the fixtures worker's, each without node flags and under the entrypoint's.
+      expect(dist.filter((f) => f.startsWith('cli.script.') && f.endsWith('.cache'))).toHaveLength(2);
+      expect(
+        dist.filter((f) => f.startsWith('fixtures-worker.script.') && f.endsWith('.cache')),
+      ).toHaveLength(2);
       expect(result['cache']).toMatch(/code cache \/app\/dist\/cli\.script\.\w+\.v[\w.-]+\.cache: accepted/);
     },
     240_000,
