@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Clock, parseInstant } from './clock.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
 import { FixturesError } from './fixtures/errors.js';
+import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from './fixtures/parse-worker.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import { createApp } from './http/app.js';
@@ -174,7 +175,9 @@ function sourcesOf(options: MockIdpOptions): readonly (FixturesSource | undefine
 }
 
 /** Loads every source, and refuses two sources of one realm name (naming both). */
-async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Promise<Realm[]> {
+async function loadRealms(
+  sources: readonly (FixturesSource | undefined)[],
+): Promise<{ realms: Realm[]; big: boolean }> {
   const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
   const seen = new Map<string, LoadedFixtures>();
   for (const [index, l] of loaded.entries()) {
@@ -194,7 +197,8 @@ async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Pro
     }
     seen.set(name, l);
   }
-  return Promise.all(loaded.map((l) => buildRealm(l)));
+  const realms = await Promise.all(loaded.map((l) => buildRealm(l)));
+  return { realms, big: loaded.some((l) => (l.bytes ?? 0) >= WORKER_THRESHOLD_BYTES) };
 }
 
 /**
@@ -287,7 +291,9 @@ export async function createProviders(options: MockIdpOptions, backend?: StoreBa
 }
 
 /** Loads the realms of the options (refusing --key or --issuer with several). */
-async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[]; several: boolean }> {
+async function loadRealmsOf(
+  options: MockIdpOptions,
+): Promise<{ realms: Realm[]; several: boolean; big: boolean }> {
   const sources = sourcesOf(options);
   const several = sources.length > 1;
   if (several && options.keyFile !== undefined)
@@ -298,7 +304,7 @@ async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[];
     throw new Error(
       'a fixed issuer (--issuer) names one realm: with several fixtures files, give each realm its `issuer`',
     );
-  return { realms: await loadRealms(sources), several };
+  return { ...(await loadRealms(sources)), several };
 }
 
 /** Builds the provider of the (first) realm, without listening. */
@@ -393,8 +399,9 @@ export async function serveMockIdp(
   const backend = await openStore(options.store, log);
   let realms: Realm[];
   let several: boolean;
+  let big: boolean;
   try {
-    ({ realms, several } = await loadRealmsOf(options));
+    ({ realms, several, big } = await loadRealmsOf(options));
   } catch (err) {
     await backend.close();
     throw err;
@@ -472,6 +479,9 @@ export async function serveMockIdp(
   handle = app;
   openGate(app);
   if (!early) listening();
+  // A big file at start: a big PUT /mock/fixtures or --watch reload is likely, and it finds the fixtures
+  // worker started (it ends after a while idle, as after a job).
+  if (big) startFixturesWorker('a fixtures file over 256 kB at start');
   const handles = running.map((r) => realmHandle(r, url));
   const first = handles[0] as MockIdpRealm;
   return {

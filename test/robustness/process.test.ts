@@ -230,4 +230,23 @@ describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what lo
       'mock-idp debug: fixtures body read on the main thread',
     ]);
   });
+
+  // A server that starts on a big file starts its worker right away (a small file, above, starts none).
+  it('a server started on a big file starts the worker before any PUT, and the first big PUT is read on it', async () => {
+    const file = join(dir, 'big-at-start.yaml');
+    await writeFile(file, bigFixtures('mock'));
+    const s = await serve(['--fixtures', file], { MOCK_IDP_DEBUG: 'fixtures' });
+    await s.waitFor('stderr', (text) => text.includes('fixtures worker started'));
+    const big = await fetch(`${s.base}/mock/fixtures`, { method: 'PUT', body: bigFixtures('mock') });
+    expect(big.status).toBe(200);
+    expect(
+      s
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('mock-idp debug:')),
+    ).toEqual([
+      'mock-idp debug: fixtures worker started before any big text (a fixtures file over 256 kB at start)',
+      'mock-idp debug: fixtures body read on the fixtures worker thread',
+    ]);
+  });
 });
