@@ -2,12 +2,12 @@
 // dist/cli.script.js per set of node flags the bin runs with, and the bin has V8 take it under those flags;
 // without a usable cache (another Node, other flags, another build) it compiles the script as usual.
 // MOCK_IDP_DEBUG=code-cache makes the bin say which cache it looked for and what V8 did with it.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, ROOT } from '../helpers/cli.js';
+import { BIN, ensureBuilt, ROOT, startServe } from '../helpers/cli.js';
 
 interface Run {
   code: number | null;
@@ -82,12 +82,7 @@ describe('the CLI code cache', () => {
   });
 
   it('the build leaves those two caches and no other', async () => {
-    const looked = [(await cacheUnder([])).file, (await cacheUnder(shebangFlags())).file];
-    expect(new Set(looked).size).toBe(2);
-    const caches = readdirSync(join(ROOT, 'dist')).filter(
-      (f) => f.startsWith('cli.script.') && f.endsWith('.cache'),
-    );
-    expect(caches.map((f) => join(ROOT, 'dist', f)).sort()).toEqual(looked.sort());
+    await expectOnlyTheCachesLookedFor('cli.script.', (flags) => cacheUnder(flags));
   });
 
   it('the shebang, npm start and the image’s entrypoint run node with the same flags', () => {
@@ -150,32 +145,33 @@ function bigFixtures(): string {
  * about the fixtures worker's code cache (the file it looked for and accepted | rejected | none).
  */
 async function workerCacheUnder(flags: string[]): Promise<{ file: string; state: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, MOCK_IDP_DEBUG: 'code-cache' };
-  delete env['NODE_OPTIONS'];
-  const child = spawn(process.execPath, [...flags, BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  // An empty NODE_OPTIONS: its flags would count.
+  const s = await startServe(
+    ['serve', '--host', '127.0.0.1', '--port', '0'],
+    { MOCK_IDP_DEBUG: 'code-cache', NODE_OPTIONS: '' },
+    15_000,
+    flags,
+  );
   try {
-    const base = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /listening on (\S+)/.exec(out);
-        if (m) resolve(m[1] as string);
-      });
-      child.once('exit', () => reject(new Error(`exited before ready: ${err}`)));
-    });
-    const put = await fetch(`${base}/mock/fixtures`, { method: 'PUT', body: bigFixtures() });
+    const put = await fetch(`${s.base}/mock/fixtures`, { method: 'PUT', body: bigFixtures() });
     expect(put.status).toBe(200);
-    const m = /fixtures worker code cache (\S+): (accepted|rejected|none)/.exec(err);
-    expect(m, err).not.toBeNull();
+    const m = /fixtures worker code cache (\S+): (accepted|rejected|none)/.exec(s.stderr());
+    expect(m, s.stderr()).not.toBeNull();
     return { file: m?.[1] as string, state: m?.[2] as string };
   } finally {
-    child.kill('SIGKILL');
+    await s.stop('SIGKILL');
   }
+}
+
+/** The build's caches whose names start with `prefix`: exactly the two looked for under no flags and the shebang's. */
+async function expectOnlyTheCachesLookedFor(
+  prefix: string,
+  under: (flags: string[]) => Promise<{ file: string }>,
+): Promise<void> {
+  const looked = [(await under([])).file, (await under(shebangFlags())).file];
+  expect(new Set(looked).size).toBe(2);
+  const caches = readdirSync(join(ROOT, 'dist')).filter((f) => f.startsWith(prefix) && f.endsWith('.cache'));
+  expect(caches.map((f) => join(ROOT, 'dist', f)).sort()).toEqual(looked.sort());
 }
 
 describe('the fixtures worker’s code cache', () => {
@@ -189,11 +185,6 @@ describe('the fixtures worker’s code cache', () => {
   });
 
   it('the build leaves those two worker caches and no other', async () => {
-    const looked = [(await workerCacheUnder([])).file, (await workerCacheUnder(shebangFlags())).file];
-    expect(new Set(looked).size).toBe(2);
-    const caches = readdirSync(join(ROOT, 'dist')).filter(
-      (f) => f.startsWith('fixtures-worker.script.') && f.endsWith('.cache'),
-    );
-    expect(caches.map((f) => join(ROOT, 'dist', f)).sort()).toEqual(looked.sort());
+    await expectOnlyTheCachesLookedFor('fixtures-worker.script.', workerCacheUnder);
   });
 });

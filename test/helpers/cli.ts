@@ -124,16 +124,17 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `mock-idp [serve] ...args` and resolves once it prints its ready line; rejects with the
- * output when it exits first or is not ready within `timeoutMs`.
+ * Starts `node [nodeFlags] bin [serve] ...args` and resolves once it prints its ready line; rejects with
+ * the output when it exits first or is not ready within `timeoutMs`.
  */
 export function startServe(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 15_000,
+  nodeFlags: readonly string[] = [],
 ): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { cwd: ROOT, env: childEnv(env) });
     let out = '';
     let err = '';
     let ready = false;

@@ -28,6 +28,14 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   return s;
 }
 
+/** The `mock-idp debug:` lines a server printed on stderr so far. */
+function debugLines(s: ServeProcess): string[] {
+  return s
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('mock-idp debug:'));
+}
+
 const LAUGHS = `clients:
   x: { secret: s }
 a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]
@@ -220,12 +228,7 @@ describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what lo
       body: 'realm: mock\nclients:\n  web-app: { secret: s }\n',
     });
     expect(small.status).toBe(200);
-    expect(
-      s
-        .stderr()
-        .split('\n')
-        .filter((line) => line.startsWith('mock-idp debug:')),
-    ).toEqual([
+    expect(debugLines(s)).toEqual([
       'mock-idp debug: fixtures body read on the fixtures worker thread',
       'mock-idp debug: fixtures body read on the main thread',
     ]);
@@ -239,12 +242,7 @@ describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what lo
     await s.waitFor('stderr', (text) => text.includes('fixtures worker started'));
     const big = await fetch(`${s.base}/mock/fixtures`, { method: 'PUT', body: bigFixtures('mock') });
     expect(big.status).toBe(200);
-    expect(
-      s
-        .stderr()
-        .split('\n')
-        .filter((line) => line.startsWith('mock-idp debug:')),
-    ).toEqual([
+    expect(debugLines(s)).toEqual([
       'mock-idp debug: fixtures worker started before any big text (a fixtures file over 256 kB at start)',
       'mock-idp debug: fixtures body read on the fixtures worker thread',
     ]);
