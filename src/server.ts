@@ -179,23 +179,22 @@ async function loadRealms(
   sources: readonly (FixturesSource | undefined)[],
 ): Promise<{ realms: Realm[]; big: boolean }> {
   const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
-  const seen = new Map<string, LoadedFixtures>();
+  const nameOf = (i: number): string =>
+    typeof sources[i] === 'string' ? (loaded[i]?.source ?? '') : `fixtures[${i}]`;
+  const seen = new Map<string, number>();
   for (const [index, l] of loaded.entries()) {
     const name = l.fixtures.realm;
-    const first = seen.get(name);
-    if (first !== undefined) {
-      const source = typeof sources[index] === 'string' ? l.source : `fixtures[${index}]`;
-      const firstIndex = loaded.indexOf(first);
-      const firstSource = typeof sources[firstIndex] === 'string' ? first.source : `fixtures[${firstIndex}]`;
-      throw new FixturesError(source, [
+    const firstIndex = seen.get(name);
+    if (firstIndex !== undefined) {
+      throw new FixturesError(nameOf(index), [
         {
           path: ['realm'],
-          message: `realm "${name}" is already served from ${firstSource}: each fixtures file must name its own realm`,
+          message: `realm "${name}" is already served from ${nameOf(firstIndex)}: each fixtures file must name its own realm`,
           ...l.locate(['realm']),
         },
       ]);
     }
-    seen.set(name, l);
+    seen.set(name, index);
   }
   const realms = await Promise.all(loaded.map((l) => buildRealm(l)));
   return { realms, big: loaded.some((l) => (l.bytes ?? 0) >= WORKER_THRESHOLD_BYTES) };
