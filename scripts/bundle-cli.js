@@ -62,24 +62,32 @@ const common = {
   plugins: [slimDependencies],
 };
 
+/**
+ * A classic script: CommonJS wrapped in one function expression `(exports, require, module, __filename,
+ * __dirname, importMetaUrl) => ...`, which node:vm compiles with a code cache (it has no import() of its own).
+ */
+const classicScript = {
+  format: 'cjs',
+  supported: { 'dynamic-import': false },
+  banner: { js: '(function (exports, require, module, __filename, __dirname, importMetaUrl) {' },
+  footer: { js: '})' },
+};
+
 const SCRIPT = 'dist/cli.script.js';
 await build({
   ...common,
-  format: 'cjs',
+  ...classicScript,
   entryPoints: ['src/cli/main.ts'],
   outfile: SCRIPT,
   // The Redis client loads only for --store redis://... (import() becomes a lazy require()): the memory
   // default skips it. A vm script has no import() of its own.
   external: ['ioredis'],
-  supported: { 'dynamic-import': false },
   define: {
     // src/fixtures/parse-worker.ts: the fixtures worker bundle lies beside this one.
     __MOCK_IDP_FIXTURES_WORKER__: JSON.stringify('./fixtures-worker.script.js'),
     // The bundle's own file URL (the bundled fixtures, package.json and the worker are found from it).
     'import.meta.url': 'importMetaUrl',
   },
-  banner: { js: '(function (exports, require, module, __filename, __dirname, importMetaUrl) {' },
-  footer: { js: '})' },
 });
 /** Prefixes a bundle with the comment naming its build (a hash of the bundle), which its caches' names carry. */
 function stampBuildId(/** @type {string} */ file) {
@@ -97,13 +105,10 @@ const WORKER = 'dist/fixtures-worker.script.js';
 rmSync('dist/fixtures-worker.mjs', { force: true }); // the ES module bundle of earlier builds
 await build({
   ...common,
-  format: 'cjs',
+  ...classicScript,
   entryPoints: ['src/fixtures/fixtures-worker.ts'],
   outfile: WORKER,
-  supported: { 'dynamic-import': false },
   define: { 'import.meta.url': 'importMetaUrl' },
-  banner: { js: '(function (exports, require, module, __filename, __dirname, importMetaUrl) {' },
-  footer: { js: '})' },
 });
 stampBuildId(WORKER);
 
