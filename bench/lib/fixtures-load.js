@@ -213,10 +213,20 @@ export async function measureFixturesLoad({ runs = 3, dir }) {
   const serveStart50000 = await timeServeStart(big, runs);
   const serveStartBundled = await timeServeStart(FIXTURES, runs);
   const putAfterBigStart = await firstPutAfterBigStart(big, bigText, runs);
+  // The first PUT into a server started on the bundled fixtures starts its fixtures worker: best of `runs`
+  // servers (as every figure here), the first of which then takes the later PUTs, which find it started.
   const idp = await startMockIdp();
   try {
-    // The first PUT starts the server's fixtures worker; the later ones find it started.
-    const first = await healthDuringPut(idp.base, bigText, idp.child.pid);
+    let first = await healthDuringPut(idp.base, bigText, idp.child.pid);
+    for (let i = 1; i < runs; i++) {
+      const other = await startMockIdp();
+      try {
+        const run = await healthDuringPut(other.base, bigText, other.child.pid);
+        if (run.putMs < first.putMs) first = run;
+      } finally {
+        await kill(other.child);
+      }
+    }
     /** @type {typeof first | undefined} */
     let during;
     let bestCpuMs = /** @type {number | null} */ (Infinity);

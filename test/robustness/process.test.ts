@@ -219,16 +219,24 @@ describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what lo
   );
 
   // The in-process fallback gives the same answers: only where the text was read tells the two apart.
+  // The worker starts on the big PUT's headers (its start overlaps the body's arrival), once: the second big
+  // PUT finds it started. A PUT the QA token refuses starts nothing.
   it('the binary does read a big PUT on the worker (MOCK_IDP_DEBUG=fixtures says where), a small one on its own thread', async () => {
-    const s = await serve([], { MOCK_IDP_DEBUG: 'fixtures' });
-    const big = await fetch(`${s.base}/mock/fixtures`, { method: 'PUT', body: bigFixtures('mock') });
-    expect(big.status).toBe(200);
-    const small = await fetch(`${s.base}/mock/fixtures`, {
-      method: 'PUT',
-      body: 'realm: mock\nclients:\n  web-app: { secret: s }\n',
-    });
-    expect(small.status).toBe(200);
+    const s = await serve(['--qa-token', 'qa-secret'], { MOCK_IDP_DEBUG: 'fixtures' });
+    const put = (body: string, token = 'qa-secret'): Promise<Response> =>
+      fetch(`${s.base}/mock/fixtures`, {
+        method: 'PUT',
+        body,
+        headers: { authorization: `Bearer ${token}` },
+      });
+    expect((await put(bigFixtures('mock'), 'wrong')).status).toBe(401);
+    expect(debugLines(s)).toEqual([]);
+    expect((await put(bigFixtures('mock'))).status).toBe(200);
+    expect((await put(bigFixtures('mock'))).status).toBe(200);
+    expect((await put('realm: mock\nclients:\n  web-app: { secret: s }\n')).status).toBe(200);
     expect(debugLines(s)).toEqual([
+      'mock-idp debug: fixtures worker started before any big text (a big PUT /mock/fixtures announced)',
+      'mock-idp debug: fixtures body read on the fixtures worker thread',
       'mock-idp debug: fixtures body read on the fixtures worker thread',
       'mock-idp debug: fixtures body read on the main thread',
     ]);
