@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, ROOT, startServe } from '../helpers/cli.js';
+import { bigFixtures } from '../helpers/files.js';
 
 interface Run {
   code: number | null;
@@ -127,18 +128,6 @@ describe('the CLI code cache', () => {
     expect(basename(seen.file)).not.toBe(basename(plain));
   });
 });
-
-/** Fixtures of the bundled realm over the 256 kB above which a PUT is read on the fixtures worker. */
-function bigFixtures(): string {
-  const lines = ['realm: mock', 'clients:', '  web-app:', '    secret: s', 'users:'];
-  for (let i = 0; i < 4_000; i++)
-    lines.push(
-      `  user${i}:`,
-      `    claims: { name: User ${i}, email: u${i}@example.com }`,
-      '    realmRoles: [user]',
-    );
-  return `${lines.join('\n')}\n`;
-}
 
 /**
  * `node [flags] bin serve` with MOCK_IDP_DEBUG=code-cache, one big PUT /mock/fixtures: what the server said

@@ -17,3 +17,28 @@ export function writeTestKey(dir: string, name = 'key.pem'): string {
   writeFileSync(path, privateKey.export({ format: 'pem', type: 'pkcs8' }));
   return path;
 }
+
+/**
+ * Fixtures of realm `realm` over the 256 kB above which the binary reads a text on its fixtures worker:
+ * client `web-app` (secret `s`), 3,000 users with claims and roles, and last a user `fixed` with a fixed
+ * `sub` and the claims `lastClaims` (YAML).
+ */
+export function bigFixtures(realm = 'mock', lastClaims = '{ name: Fixed }'): string {
+  const lines = [
+    `realm: ${realm}`,
+    'clients:',
+    '  web-app:',
+    '    secret: s',
+    '    redirectUris: [http://app.example/cb]',
+    'users:',
+  ];
+  for (let i = 0; i < 3_000; i++) {
+    lines.push(
+      `  user${i}:`,
+      `    claims: { name: User ${i}, idp_altsub: 9578-6000-4-${String(i).padStart(6, '0')}, level: ${i % 7}, on: yes }`,
+      `    realmRoles: [user, r${i % 3}]`,
+    );
+  }
+  lines.push('  fixed:', '    sub: 00000000-0000-4000-8000-000000000001', `    claims: ${lastClaims}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf } from '../helpers/server.js';
 import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
+import { bigFixtures } from '../helpers/files.js';
 
 let dir: string;
 const running = new Set<ServeProcess>();
@@ -151,26 +152,6 @@ describe('12: --watch loads an edit made right after the ready line', () => {
 });
 
 describe('7: a big PUT /mock/fixtures, parsed on a worker thread, serves what loading it at start serves', () => {
-  /** Over the 256 kB above which the binary parses on a worker; users with claims, roles, a fixed sub. */
-  const bigFixtures = (realm: string, lastClaims = '{ name: Fixed }'): string => {
-    const lines = [
-      `realm: ${realm}`,
-      'clients:',
-      '  web-app:',
-      '    secret: s',
-      '    redirectUris: [http://app.example/cb]',
-      'users:',
-    ];
-    for (let i = 0; i < 3_000; i++) {
-      lines.push(
-        `  user${i}:`,
-        `    claims: { name: User ${i}, idp_altsub: 9578-6000-4-${String(i).padStart(6, '0')}, level: ${i % 7}, on: yes }`,
-        `    realmRoles: [user, r${i % 3}]`,
-      );
-    }
-    lines.push('  fixed:', '    sub: 00000000-0000-4000-8000-000000000001', `    claims: ${lastClaims}`);
-    return `${lines.join('\n')}\n`;
-  };
   const mintedClaims = async (base: string, type: string, user: string): Promise<Record<string, unknown>> => {
     const minted = await fetch(`${base}/mock/tokens`, {
       method: 'POST',
