@@ -26,33 +26,26 @@ export function shebangFlags() {
   return (/^#!.*\bnode\b(.*)$/.exec(first)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
 }
 
+const { cacheFileOf } = /** @type {typeof import('../bin/code-cache.js')} */ (
+  createRequire(import.meta.url)('../bin/code-cache.js')
+);
+
 /**
- * The cache file next to `scriptUrl` that is read for its `source` under this Node and `execArgv`: the
- * build id in the script's first comment, the Node version and platform, a hash of the flags.
+ * The cache file next to `scriptUrl` that is read for its `source` under this Node and `execArgv`
+ * (bin/code-cache.js names it, for the bin and the fixtures worker alike).
  * @param {URL} scriptUrl
  * @param {string} source
  * @param {string[]} execArgv
  */
 function cacheNextTo(scriptUrl, source, execArgv) {
-  const build = /^\/\*mock-idp (\w+)\*\//.exec(source)?.[1];
-  if (!build) throw new Error(`${fileURLToPath(scriptUrl)} has no build id`);
-  let flags = '';
-  if (execArgv.length > 0) {
-    const text = execArgv.join(' ');
-    let hash = 0x811c9dc5; // FNV-1a
-    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-    flags = `-${hash.toString(16).padStart(8, '0')}`;
-  }
-  const name = fileURLToPath(scriptUrl).replace(
-    /\.js$/,
-    `.${build}.${process.version}-${process.arch}${flags}.cache`,
-  );
+  const name = cacheFileOf(fileURLToPath(scriptUrl), source, execArgv);
+  if (name === undefined) throw new Error(`${fileURLToPath(scriptUrl)} has no build id`);
   return name;
 }
 
 /**
- * The cache file bin/mock-idp.js reads for `source` under this Node and `execArgv` (keep the two in step;
- * test/cli/code-cache.test.ts fails when they are not).
+ * The cache file bin/mock-idp.js reads for `source` under this Node and `execArgv` (test/cli/code-cache.test.ts
+ * checks that the bin and the worker take the caches made).
  * @param {string} source
  * @param {string[]} execArgv
  */

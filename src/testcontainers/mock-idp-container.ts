@@ -138,6 +138,7 @@ export class MockIdpContainer extends GenericContainer {
     const fixtures = (await readdir(`${PACKAGE_ROOT}fixtures`)).map((name) => file(`fixtures/${name}`));
     this.withCopyFilesToContainer([
       file('bin/mock-idp.js'),
+      file('bin/code-cache.js'),
       file('bin/package.json'),
       file('dist/cli.script.js'),
       file('dist/fixtures-worker.script.js'),

@@ -184,7 +184,11 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 `,
       );
       // The package's own bin/: CommonJS, as its package.json says.
-      expect(result).toMatchObject({ status: 200, user: 'alice', files: 'mock-idp.js\npackage.json' });
+      expect(result).toMatchObject({
+        status: 200,
+        user: 'alice',
+        files: 'code-cache.js\nmock-idp.js\npackage.json',
+      });
       expect(result['iss']).toBe(result['issuer']);
       expect(result['issuer']).toMatch(/^http:\/\/[^/]+:\d+\/realms\/mock$/);
     },
@@ -215,7 +219,7 @@ console.log(JSON.stringify({ start: typeof startMockIdp, container: typeof MockI
 `,
         [process.env['MOCK_IDP_IMAGE'] ?? ''],
       );
-      expect(result).toMatchObject({ health: 200, bin: 'mock-idp.js\npackage.json' });
+      expect(result).toMatchObject({ health: 200, bin: 'code-cache.js\nmock-idp.js\npackage.json' });
       const dist = result['dist'] as string[];
       expect(dist.filter((f) => !f.endsWith('.cache'))).toEqual([
         'cli.script.js',
