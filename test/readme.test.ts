@@ -4,7 +4,13 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFixtures } from '../src/fixtures/load.js';
 import { startMockIdp, type MockIdp } from '../src/server.js';
-import { codeBlocks, runShellBlock, section, shownOutput } from './helpers/markdown.js';
+import {
+  codeBlocks,
+  runShellBlock,
+  section,
+  SHELL_BLOCK_TIMEOUT_MS,
+  shownOutput,
+} from './helpers/markdown.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const all = codeBlocks(readme);
@@ -45,6 +51,7 @@ describe('README', () => {
       expect(stdout).not.toMatch(/"error"/);
       for (const line of shownOutput(block)) expect(stdout).toContain(line);
     },
+    SHELL_BLOCK_TIMEOUT_MS + 10_000,
   );
 
   it.each(fixtures.map((b) => [b.line, b] as const))(

@@ -44,10 +44,18 @@ export function section(markdown: string, heading: string): string {
   return markdown.slice(start, end < 0 ? undefined : end);
 }
 
+/**
+ * How long one `sh` block may run: a block that runs `npx mock-idp ...` takes ~3 s alone, but over 30 s
+ * was seen while the full suite loads both cores (load 7 to 9).
+ */
+export const SHELL_BLOCK_TIMEOUT_MS = 90_000;
+
 /** Runs an `sh` block with bash against a server on `port` (the examples say 127.0.0.1:8080). */
 export async function runShellBlock(block: Block, port: number): Promise<string> {
   const script = block.body.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
-  const { stdout } = await exec('bash', ['-euo', 'pipefail', '-c', script], { timeout: 30_000 });
+  const { stdout } = await exec('bash', ['-euo', 'pipefail', '-c', script], {
+    timeout: SHELL_BLOCK_TIMEOUT_MS,
+  });
   return stdout;
 }
 
