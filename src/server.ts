@@ -130,6 +130,8 @@ export interface RequestFilter {
   status?: number | string;
   /** Records at or after this instant (ISO-8601, epoch seconds or a Date). */
   since?: string | number | Date;
+  /** Only the newest this many of the records that match (1 to 10,000). */
+  limit?: number;
 }
 
 function filterQuery(filter: RequestFilter): Record<string, string> {
@@ -139,6 +141,7 @@ function filterQuery(filter: RequestFilter): Record<string, string> {
   if (filter.status !== undefined) query['status'] = String(filter.status);
   if (filter.since !== undefined)
     query['since'] = filter.since instanceof Date ? filter.since.toISOString() : String(filter.since);
+  if (filter.limit !== undefined) query['limit'] = String(filter.limit);
   return query;
 }
 

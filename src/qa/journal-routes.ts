@@ -6,10 +6,12 @@ import { parseJournalFilter } from './journal.js';
 
 export function journalRoutes(p: Provider): express.Router {
   const router = express.Router();
-  // The store's journal: with a shared store, every replica's requests.
+  // The store's journal: with a shared store, every replica's requests. `held`: how many records it holds
+  // (a page that shows the newest few, `?limit=`, still tells how many there are).
   router.get('/', async (req, res) => {
     const filter = parseJournalFilter(req.query, ENDPOINT_NAMES);
-    res.set('Cache-Control', 'no-store').json({ requests: await p.store.journal.list(filter) });
+    const [requests, held] = await Promise.all([p.store.journal.list(filter), p.store.journal.size()]);
+    res.set('Cache-Control', 'no-store').json({ requests, held });
   });
   router.delete('/', async (_req, res) => {
     const cleared = await p.store.journal.clear();

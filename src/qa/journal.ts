@@ -30,11 +30,16 @@ export interface JournalFilter {
   status?: { exact: number } | { klass: number };
   /** Epoch ms: records at or after it. */
   sinceMs?: number;
+  /** Only the newest this many of the records that match (1 to JOURNAL_CAPACITY). */
+  limit?: number;
 }
 
-const FILTERS = ['endpoint', 'client', 'status', 'since'] as const;
+const FILTERS = ['endpoint', 'client', 'status', 'since', 'limit'] as const;
 
-/** Reads `?endpoint=&client=&status=&since=`; a bad or unknown filter is `invalid_request` naming it. */
+/**
+ * Reads `?endpoint=&client=&status=&since=&limit=`; a bad or unknown filter is `invalid_request` naming
+ * it.
+ */
 export function parseJournalFilter(
   query: Record<string, unknown>,
   endpoints: readonly string[],
@@ -56,6 +61,12 @@ export function parseJournalFilter(
       else if (/^[1-5]\d\d$/.test(raw)) filter.status = { exact: Number(raw) };
       else
         throw invalidRequest(`Invalid filter status "${raw}" (a status such as 400, or a class such as 4xx)`);
+    } else if (name === 'limit') {
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > JOURNAL_CAPACITY)
+        throw invalidRequest(
+          `Invalid filter limit "${raw.slice(0, 40)}" (an integer from 1 to ${JOURNAL_CAPACITY})`,
+        );
+      filter.limit = Number(raw);
     } else {
       try {
         filter.sinceMs = parseInstant(raw);
@@ -77,8 +88,10 @@ export const JOURNAL_CAPACITY = 10_000;
 export interface JournalStore {
   /** Appends a record; never fails the request it records (a shared store that is away drops it). */
   add(record: JournalRecord): void;
-  /** The records that match, oldest first (newest last). */
+  /** The records that match (the newest `limit` of them), oldest first (newest last). */
   list(filter?: JournalFilter): JournalRecord[] | Promise<JournalRecord[]>;
+  /** How many records the journal holds (at most JOURNAL_CAPACITY), whatever they are. */
+  size(): number | Promise<number>;
   /** Empties the journal; returns how many records it held. */
   clear(): number | Promise<number>;
 }
@@ -112,15 +125,20 @@ export class RequestJournal implements JournalStore {
     if (this.#size < this.capacity) this.#size++;
   }
 
-  /** The records that match, oldest first (newest last). */
+  /** The records that match (the newest `limit` of them), oldest first (newest last). */
   list(filter: JournalFilter = {}): JournalRecord[] {
+    // Newest first, so that a limit stops the walk early; then turned around.
     const out: JournalRecord[] = [];
-    const start = (this.#next - this.#size + this.capacity) % this.capacity;
-    for (let i = 0; i < this.#size; i++) {
-      const record = this.#ring[(start + i) % this.capacity];
+    const limit = filter.limit ?? this.capacity;
+    for (let i = 1; i <= this.#size && out.length < limit; i++) {
+      const record = this.#ring[(this.#next - i + this.capacity) % this.capacity];
       if (record !== undefined && matches(record, filter)) out.push(record);
     }
-    return out;
+    return out.reverse();
+  }
+
+  size(): number {
+    return this.#size;
   }
 
   /** Empties the journal; returns how many records it held. */

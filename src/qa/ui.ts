@@ -101,16 +101,16 @@ const SCRIPT = `(() => {
     }
   }
   async function loadJournal() {
-    const { requests } = await api('GET', '/requests');
+    const { requests, held } = await api('GET', '/requests?limit=200');
     const body = $('journal'); body.replaceChildren();
-    for (const r of requests.slice(-200).reverse()) {
+    for (const r of requests.reverse()) {
       const tr = document.createElement('tr');
       cell(tr, r.time.slice(11, 23), 'mono'); cell(tr, r.method); cell(tr, r.endpoint || r.path, 'mono');
       cell(tr, r.status, 's' + String(r.status)[0]); cell(tr, r.client); cell(tr, r.grant); cell(tr, r.user); cell(tr, r.error);
       cell(tr, r.durationMs);
       body.appendChild(tr);
     }
-    $('journal-count').textContent = String(requests.length);
+    $('journal-count').textContent = String(held);
   }
   async function refresh() {
     try {

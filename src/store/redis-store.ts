@@ -252,7 +252,10 @@ class RedisJournal implements JournalStore {
   list(filter: JournalFilter = {}): Promise<JournalRecord[]> {
     return runOnStore(async () => {
       const out: JournalRecord[] = [];
-      for (const raw of await this.#redis.lrange(this.#key, 0, -1)) {
+      // Only a limit: the newest records are the list's last ones, and no other need be read.
+      const onlyLimit = filter.limit !== undefined && Object.keys(filter).length === 1;
+      const from = onlyLimit ? -(filter.limit as number) : 0;
+      for (const raw of await this.#redis.lrange(this.#key, from, -1)) {
         let value: unknown;
         try {
           value = JSON.parse(raw);
@@ -263,8 +266,12 @@ class RedisJournal implements JournalStore {
         if (!parsed.success) this.#badData('journal record');
         else if (matches(parsed.data, filter)) out.push(parsed.data);
       }
-      return out;
+      return filter.limit !== undefined ? out.slice(-filter.limit) : out;
     });
+  }
+
+  size(): Promise<number> {
+    return runOnStore(() => this.#redis.llen(this.#key));
   }
 
   clear(): Promise<number> {

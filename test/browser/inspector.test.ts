@@ -154,6 +154,16 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
     });
   });
 
+  // The page asks for the newest 200 records only (?limit=200), not the whole journal every second, and
+  // says how many the journal holds.
+  it('shows the newest 200 records of a longer journal, and how many it holds', async () => {
+    await Promise.all(Array.from({ length: 210 }, () => fetch(idp.endpoints.discovery)));
+    const held = ((await json(mock('/requests?limit=1'))) as { held: number }).held;
+    expect(held).toBeGreaterThanOrEqual(210);
+    await eventually(async () => expect(await page.textContent('#journal-count')).toBe(String(held)));
+    expect(await page.locator('#journal tr').count()).toBe(200);
+  });
+
   describe('the token decoder says whether this realm accepts a token, and why not', () => {
     const decode = async (token: string): Promise<string> => {
       await page.fill('#token', token);

@@ -94,8 +94,31 @@ describe('GET /mock/requests', () => {
     expect(await records(query)).toHaveLength(count);
   });
 
+  // `limit`: the newest N of the records that match, still newest last; `held` counts the journal whatever
+  // the filter (what the inspector shows beside its newest 200).
+  it.each([
+    ['?limit=1', ['discovery:200']],
+    ['?limit=2', ['token:400', 'discovery:200']],
+    ['?limit=10000', ['token:200', 'token:400', 'discovery:200']],
+    ['?limit=1&endpoint=token', ['token:400']],
+    ['?limit=5&status=2xx', ['token:200', 'discovery:200']],
+  ])('limit %s → %j, and held 3', async (query, expected) => {
+    await clientCredentials(idp, 'ledger.read');
+    await clientCredentials(idp, 'ledger.delete');
+    await fetch(idp.endpoints.discovery);
+    const { status, body } = await journal(query);
+    expect(status).toBe(200);
+    expect((body['requests'] as JournalRecord[]).map((r) => `${r.endpoint}:${r.status}`)).toEqual(expected);
+    expect(body['held']).toBe(3);
+  });
+
   it.each([
     ['?endpoint=tokens', /filter endpoint "tokens"/],
+    ['?limit=0', /filter limit "0" \(an integer from 1 to 10000\)/],
+    ['?limit=10001', /filter limit "10001"/],
+    ['?limit=-1', /filter limit "-1"/],
+    ['?limit=1.5', /filter limit "1.5"/],
+    ['?limit=many', /filter limit "many"/],
     ['?status=abc', /filter status "abc"/],
     ['?status=600', /filter status "600"/],
     ['?since=yesterday', /filter since "yesterday"/],
@@ -120,6 +143,7 @@ describe('GET /mock/requests', () => {
     await fetch(idp.endpoints.discovery);
     expect(idp.requests({ endpoint: 'token', status: 200 })).toEqual(await records('?endpoint=token'));
     expect(idp.requests({ since: new Date(Y2030 * 1000 + 1000) })).toEqual([]);
+    expect(idp.requests({ limit: 1 })).toEqual(await records('?endpoint=discovery'));
     expect(() => idp.requests({ status: 'bad' })).toThrow(/filter status "bad"/);
   });
 });

@@ -274,8 +274,20 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
       expect(all[0]).toEqual(record(5));
       expect(all.at(-1)).toEqual(record(JOURNAL_CAPACITY + 4));
       expect(await store.journal.list({ status: { exact: 401 } })).toHaveLength(JOURNAL_CAPACITY / 2);
+      const last = JOURNAL_CAPACITY + 4;
+      expect(await store.journal.list({ limit: 3 })).toEqual([
+        record(last - 2),
+        record(last - 1),
+        record(last),
+      ]);
+      expect(await store.journal.list({ limit: 2, status: { exact: 401 } })).toEqual([
+        record(last - 3),
+        record(last - 1),
+      ]);
+      expect(await store.journal.size()).toBe(JOURNAL_CAPACITY);
       expect(await store.journal.clear()).toBe(JOURNAL_CAPACITY);
       expect(await store.journal.list()).toEqual([]);
+      expect(await store.journal.size()).toBe(0);
     },
   );
 
