@@ -45,12 +45,15 @@ const ALLOWED: readonly (readonly [string, string])[] = [
 export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): express.Router {
   const realm = express.Router({ caseSensitive: true, strict: false });
   const form = formBody(FORM_LIMIT, 100);
+  // Synchronous when the hook answers at once (no fault pending): no promise or microtask per request.
   const endpoint =
     (name: EndpointName): RequestHandler =>
-    async (req, res, next: NextFunction) => {
+    (req, res, next: NextFunction) => {
       res.locals['endpoint'] = name;
-      if (hooks.beforeEndpoint !== undefined && !(await hooks.beforeEndpoint(name, req, res))) return;
-      next();
+      const go = hooks.beforeEndpoint?.(name, req, res) ?? true;
+      if (go === true) return next();
+      if (go === false) return undefined;
+      return go.then((ok) => (ok ? next() : undefined));
     };
 
   realm.use(cors(p));

@@ -60,9 +60,13 @@ export class FaultInjector {
 
   /**
    * The `beforeEndpoint` hook: delays, and/or throws the fault for the error handler to answer as every
-   * real error of these endpoints is answered; true lets the endpoint run.
+   * real error of these endpoints is answered; true lets the endpoint run. With no fault pending in a store
+   * that knows it at once (memory), true at once: no promise per request.
    */
-  readonly beforeEndpoint = async (endpoint: EndpointName): Promise<boolean> => {
+  readonly beforeEndpoint = (endpoint: EndpointName): Promise<boolean> | boolean =>
+    this.#faults.none?.() === true ? true : this.#apply(endpoint);
+
+  async #apply(endpoint: EndpointName): Promise<boolean> {
     const fault = await this.take(endpoint);
     if (fault === undefined) return true;
     if (fault.delayMs !== undefined && fault.delayMs > 0) await sleep(fault.delayMs);
@@ -72,7 +76,7 @@ export class FaultInjector {
       fault.description ?? `Injected fault: ${fault.status} at ${endpoint} (mock-idp /mock/faults)`,
       fault.status,
     );
-  };
+  }
 }
 
 /** POST adds a fault, GET lists the pending ones, DELETE clears them. */

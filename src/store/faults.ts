@@ -19,6 +19,11 @@ export interface FaultStore {
    * racing for the last application, one gets it. Answers the fault as it is after this use.
    */
   take(endpoint: EndpointName): Promise<PendingFault | undefined>;
+  /**
+   * True when no fault is pending, known without waiting (the memory store): then every request skips `take`.
+   * A shared store, which would have to ask, leaves it out.
+   */
+  none?(): boolean;
 }
 
 /** The faults in this process's memory (the memory store's). */
@@ -40,6 +45,10 @@ export class MemoryFaults implements FaultStore {
     const n = this.#pending.length;
     this.#pending = [];
     return n;
+  }
+
+  none(): boolean {
+    return this.#pending.length === 0;
   }
 
   async take(endpoint: EndpointName): Promise<PendingFault | undefined> {
