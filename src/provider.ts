@@ -18,8 +18,13 @@ export function realmIssuer(fixedIssuer: string | undefined, realm: Realm, origi
   return fixedIssuer?.replace(/\/+$/, '') ?? realm.issuer ?? `${origin}/realms/${realm.name}`;
 }
 
+/** Distinct request origins whose issuer a provider keeps made (a realm is reached under a few host names). */
+const DERIVED_ISSUERS_MAX = 64;
+
 export class Provider implements RealmContext {
   #realm: Realm;
+  /** Issuers derived from request origins (no fixed issuer): one string per origin, not one per request. */
+  readonly #derivedIssuers = new Map<string, string>();
   #generation = 0;
   readonly clock: Clock;
   readonly ids: Ids;
@@ -93,13 +98,22 @@ export class Provider implements RealmContext {
   /** Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end. */
   replaceRealm(realm: Realm): void {
     this.#realm = realm;
+    this.#derivedIssuers.clear();
     this.#generation++;
     this.#rememberEndedSessions();
   }
 
   /** The realm base URL for a request origin (`http://host:port`), unless an issuer is fixed. */
   issuerFor(origin: string): string {
-    return this.fixedIssuer ?? this.#realm.issuer ?? `${origin}/realms/${this.#realm.name}`;
+    const fixed = this.fixedIssuer ?? this.#realm.issuer;
+    if (fixed !== undefined) return fixed;
+    let issuer = this.#derivedIssuers.get(origin);
+    if (issuer === undefined) {
+      issuer = `${origin}/realms/${this.#realm.name}`;
+      if (this.#derivedIssuers.size >= DERIVED_ISSUERS_MAX) this.#derivedIssuers.clear();
+      this.#derivedIssuers.set(origin, issuer);
+    }
+    return issuer;
   }
 
   /**

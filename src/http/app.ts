@@ -100,18 +100,16 @@ export function createApp(
   });
 
   // A realm's name is fixed for the server's life (PUT /mock/fixtures refuses to change it): a literal
-  // mount path per realm spares every request express's path-parameter processing.
+  // mount path per realm spares every request express's path-parameter processing. One layer per realm,
+  // which hands the request to the realm's router itself (a second layer would match the path again).
   for (const { provider: p, hooks } of realms) {
-    app.use(
-      `/realms/${p.realm.name}`,
-      (req, res, next) => {
-        res.locals['realm'] = p;
-        res.locals['arrived'] = p.clock.now().toISOString();
-        res.locals['issuer'] = p.issuerFor(requestOrigin(req));
-        next();
-      },
-      createRealmRouter(p, hooks),
-    );
+    const router = createRealmRouter(p, hooks);
+    app.use(`/realms/${p.realm.name}`, (req, res, next) => {
+      res.locals['realm'] = p;
+      res.locals['arrived'] = p.clock.now().toISOString();
+      res.locals['issuer'] = p.issuerFor(requestOrigin(req));
+      router(req, res, next);
+    });
   }
   const names = realms.map((r) => `"${r.provider.realm.name}"`).join(', ');
   app.use('/realms/:realm', (req, _res, next) => {
