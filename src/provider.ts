@@ -120,18 +120,20 @@ export class Provider implements RealmContext {
    * Starts a session (its id from the one id source) and returns its id. It idles out after the realm's
    * refreshTokenLifespan, or at `until` when that is later.
    */
-  async openSession(init: SessionInit): Promise<string> {
+  async openSession(init: SessionInit): Promise<Session> {
     const id = this.ids.uuid('session');
-    const { until, browser, ...session } = init;
+    const { until, browser, ...fields } = init;
     const idle = this.clock.nowSeconds() + this.#realm.tokens.refreshTokenLifespan;
-    await this.store.addSession({
+    const session: Session = {
       id,
-      ...session,
+      ...fields,
       clients: [init.clientId],
       browser: browser ?? false,
       expiresAt: Math.max(idle, until ?? 0),
-    });
-    return id;
+    };
+    // The store keeps its own copy: the caller may change this one and write it back (saveSession).
+    await this.store.addSession(session);
+    return session;
   }
 
   async catchUp(): Promise<void> {

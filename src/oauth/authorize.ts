@@ -30,6 +30,8 @@ export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 /** The words of a response_type in canonical order, or undefined for a combination that is not supported. */
 export function parseResponseType(value: string): ResponseType | undefined {
+  // Already canonical (as clients send `code`): nothing to sort.
+  if (WORDS.has(value as ResponseType)) return value as ResponseType;
   const words = value.split(' ');
   if (new Set(words).size !== words.length) return undefined;
   const normalized = words.sort().join(' ');
@@ -43,8 +45,13 @@ export function returnsToken(type: string | undefined): boolean {
   return type !== undefined && type.split(' ').some((w) => w === 'token' || w === 'id_token');
 }
 
+/** The words of each response type, split once. */
+const WORDS = new Map<ResponseType, ReadonlySet<string>>(
+  RESPONSE_TYPES.map((t) => [t, new Set(t.split(' '))]),
+);
+
 const hasWord = (type: ResponseType, word: 'code' | 'id_token' | 'token'): boolean =>
-  type.split(' ').includes(word);
+  WORDS.get(type)?.has(word) === true;
 
 export interface AuthorizeRequest {
   client: Client;
@@ -217,6 +224,8 @@ export async function issueAuthorizeResponse(
     });
     out['code'] = code;
   }
+  // The code flow's answer ends here: a code carries no token (no claims to build).
+  if (!hasWord(req.responseType, 'token') && !hasWord(req.responseType, 'id_token')) return out;
   const grant: Grant = p.subjectIds.forClient({
     client: req.client,
     subject: user,

@@ -1,5 +1,5 @@
 // The browser half of a session: Keycloak's session cookies, and OIDC Session Management's session_state.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import type { RealmContext } from '../realm-context.js';
 import { hmacKey, signHs256 } from '../tokens/sign.js';
@@ -12,15 +12,35 @@ export const SESSION_COOKIE = 'KEYCLOAK_SESSION';
 
 const IDENTITY_TYP = 'Serialized-ID';
 
+/** The last browser state made: a sign-in asks for its session's twice (session_state, then the cookie). */
+let lastState = { sessionId: '', state: '' };
+
 /** The OP browser state of OIDC Session Management: base64url(SHA-256(session id)), the KEYCLOAK_SESSION value. */
 export function browserState(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('base64url');
+  if (lastState.sessionId === sessionId) return lastState.state;
+  const state = hash('sha256', sessionId, 'base64url');
+  lastState = { sessionId, state };
+  return state;
 }
 
 function stateHash(clientId: string, origin: string, sessionId: string, salt: string): string {
-  return createHash('sha256')
-    .update(`${clientId} ${origin} ${browserState(sessionId)} ${salt}`)
-    .digest('hex');
+  return hash('sha256', `${clientId} ${origin} ${browserState(sessionId)} ${salt}`, 'hex');
+}
+
+/** Origins of redirect URIs (a client's few registered ones, by the look of it): one URL parse each. */
+const redirectOrigins = new Map<string, string>();
+/** Cookie attributes by issuer (a realm is reached under a few host names). */
+const cookieAttributes = new Map<string, string>();
+const CACHED_MAX = 256;
+
+function remembered(cache: Map<string, string>, key: string, make: (key: string) => string): string {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make(key);
+    if (cache.size >= CACHED_MAX) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
 }
 
 /**
@@ -33,7 +53,8 @@ export function sessionStateFor(
   sessionId: string,
   salt: string,
 ): string {
-  return `${stateHash(clientId, new URL(redirectUri).origin, sessionId, salt)}.${salt}`;
+  const origin = remembered(redirectOrigins, redirectUri, (uri) => new URL(uri).origin);
+  return `${stateHash(clientId, origin, sessionId, salt)}.${salt}`;
 }
 
 /**
@@ -99,9 +120,11 @@ export interface CookieScope {
 }
 
 function attributes(scope: CookieScope): string {
-  const url = new URL(scope.issuer);
-  const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
-  return url.protocol === 'https:' ? `Path=${path}; SameSite=None; Secure` : `Path=${path}; SameSite=Lax`;
+  return remembered(cookieAttributes, scope.issuer, (issuer) => {
+    const url = new URL(issuer);
+    const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+    return url.protocol === 'https:' ? `Path=${path}; SameSite=None; Secure` : `Path=${path}; SameSite=Lax`;
+  });
 }
 
 /** Set-Cookie values that bind the browser to `session` (session cookies: gone when the browser closes). */

@@ -6,9 +6,23 @@ import type { Client } from '../fixtures/realm.js';
  * without user info, so a prefix such as `http://127.0.0.1:*` cannot be stretched to `http://127.0.0.1:80@evil.test/`.
  */
 export function isRegisteredRedirect(client: Client, uri: string): boolean {
-  const url = URL.canParse(uri) ? new URL(uri) : undefined;
-  if (url === undefined || url.username !== '' || url.password !== '' || uri.includes('#')) return false;
-  return client.redirectUris.some((registered) => matchesRegistered(registered, uri));
+  return wellFormed(uri) && client.redirectUris.some((registered) => matchesRegistered(registered, uri));
+}
+
+/** Whether URIs were well formed, by URI: a client's authorize requests name the same few. */
+const formed = new Map<string, boolean>();
+const FORMED_MAX = 256;
+
+/** An absolute URI without fragment and user info. */
+function wellFormed(uri: string): boolean {
+  let ok = formed.get(uri);
+  if (ok === undefined) {
+    const url = URL.canParse(uri) ? new URL(uri) : undefined;
+    ok = url !== undefined && url.username === '' && url.password === '' && !uri.includes('#');
+    if (formed.size >= FORMED_MAX) formed.clear();
+    formed.set(uri, ok);
+  }
+  return ok;
 }
 
 /** As Keycloak matches: exact, or a prefix for a trailing `*`; a registered `{base}/*` also accepts the bare `{base}`. */

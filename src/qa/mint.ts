@@ -89,7 +89,7 @@ export class Minter {
     }
     const authTime = Math.min(iat, now);
     // A session as the real grants make, so a minted refresh token works at the token endpoint.
-    const sessionId = await p.openSession({
+    const { id: sessionId } = await p.openSession({
       clientId: client.id,
       issuer,
       ...(user !== undefined ? { username: user } : {}),

@@ -36,10 +36,25 @@ function respond(
     mode === 'fragment'
       ? `${redirectUri.split('#')[0]}#${encoded}`
       : `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${encoded}`;
+  // The Location is the target as a URL writes it. Form encoding leaves nothing a URL parser would change in a
+  // query or fragment, so a redirect URI that is already written so needs no second parse.
+  const location = normalized(redirectUri) ? target : new URL(target).href;
   // A bare 302: express's res.redirect negotiates and renders a body nobody reads (hot path).
-  res
-    .writeHead(302, { Location: new URL(target).href, 'Cache-Control': 'no-store', 'Content-Length': '0' })
-    .end();
+  res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': '0' }).end();
+}
+
+/** Whether redirect URIs are written as a URL writes them (no fragment), by URI: a client uses the same few. */
+const normalizedUris = new Map<string, boolean>();
+const NORMALIZED_MAX = 256;
+
+function normalized(uri: string): boolean {
+  let ok = normalizedUris.get(uri);
+  if (ok === undefined) {
+    ok = !uri.includes('#') && URL.canParse(uri) && new URL(uri).href === uri;
+    if (normalizedUris.size >= NORMALIZED_MAX) normalizedUris.clear();
+    normalizedUris.set(uri, ok);
+  }
+  return ok;
 }
 
 /** Sends an error to a known-good redirect URI, in the response mode the request asked for. */
@@ -178,7 +193,7 @@ async function signIn(
     await p.touchSession(current, request.client.id);
     return current;
   }
-  const id = await p.openSession({
+  return p.openSession({
     clientId: request.client.id,
     issuer,
     username: user.username,
@@ -186,5 +201,4 @@ async function signIn(
     authTime: now,
     browser: true,
   });
-  return (await p.store.activeSession(id)) as Session;
 }

@@ -23,7 +23,12 @@ export async function grantClientCredentials(
   const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
   const subject = client.serviceAccount;
-  const sessionId = await p.openSession({ clientId: client.id, issuer, sub: subject.sub, authTime: now });
+  const { id: sessionId } = await p.openSession({
+    clientId: client.id,
+    issuer,
+    sub: subject.sub,
+    authTime: now,
+  });
   return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now };
 }
 

@@ -30,7 +30,7 @@ export async function grantPassword(
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
-  const sessionId = await p.openSession({
+  const { id: sessionId } = await p.openSession({
     clientId: client.id,
     issuer,
     username,
