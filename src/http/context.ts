@@ -20,19 +20,21 @@ export function sendJson(
   res: Response,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Readonly<Record<string, string>> = {},
 ): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.status(status);
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  for (const name in headers) res.setHeader(name, headers[name] as string);
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
 
+const NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
 /** Token-endpoint style JSON: no caching (RFC 6749 §5.1). */
 export function sendNoStore(res: Response, body: unknown, status = 200): void {
-  sendJson(res, status, body, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  sendJson(res, status, body, NO_STORE);
 }
 
 /** At `--log-level debug`, the request log says why the request was refused (computed only then). */

@@ -28,11 +28,50 @@ export interface Stamp {
 
 export type Claims = Record<string, unknown>;
 
+/** What a grant's audiences and roles are. */
+export interface Access {
+  aud: string[];
+  realmRoles: string[];
+  resourceAccess: Record<string, { roles: string[] }>;
+}
+
+/**
+ * What the claim builders derive from a realm, a subject and the granted scopes alone: the access (audiences,
+ * roles), the `scope` text and the released user claims per target. A realm's subjects and scopes never change
+ * (PUT /mock/fixtures builds new ones), so this is kept per subject and scope set: a token request then builds
+ * none of it. The objects are shared by every token built from them: frozen, and never changed by a builder.
+ */
+interface Derived {
+  access: Access;
+  scope: string;
+  released: Map<string, Claims>;
+}
+
+const derivedBySubject = new WeakMap<Realm, WeakMap<Subject, Map<string, Derived>>>();
+/** Scope sets kept per subject (a client asks for one or two; a test may try many). */
+const DERIVED_PER_SUBJECT = 16;
+
+function derivedOf(realm: Realm, grant: Grant): Derived {
+  let bySubject = derivedBySubject.get(realm);
+  if (bySubject === undefined) derivedBySubject.set(realm, (bySubject = new WeakMap()));
+  let byScopes = bySubject.get(grant.subject);
+  if (byScopes === undefined) bySubject.set(grant.subject, (byScopes = new Map()));
+  const scope = grant.scopes.join(' ');
+  let derived = byScopes.get(scope);
+  if (derived === undefined) {
+    const access = accessOf(realm, grant);
+    for (const { roles } of Object.values(access.resourceAccess)) Object.freeze(roles);
+    Object.freeze(access.resourceAccess);
+    Object.freeze(access.aud);
+    derived = { access: Object.freeze(access), scope, released: new Map() };
+    if (byScopes.size >= DERIVED_PER_SUBJECT) byScopes.clear();
+    byScopes.set(scope, derived);
+  }
+  return derived;
+}
+
 /** realm_access, resource_access and the audiences of a grant. */
-export function accessOf(
-  realm: Realm,
-  grant: Grant,
-): { aud: string[]; realmRoles: string[]; resourceAccess: Record<string, { roles: string[] }> } {
+export function accessOf(realm: Realm, grant: Grant): Access {
   // Keyed by client ids from the fixtures: a Map, so an id like "constructor" is data, not Object.prototype.
   const byResource = new Map<string, string[]>();
   const add = (resource: string, roles: readonly string[]): void => {
@@ -59,7 +98,7 @@ function common(stamp: Stamp): Claims {
 }
 
 /** realm_access and resource_access, when not empty, onto `out` (in that order). */
-function addRoleClaims(out: Claims, access: ReturnType<typeof accessOf>): void {
+function addRoleClaims(out: Claims, access: Access): void {
   if (access.realmRoles.length > 0) out['realm_access'] = { roles: [...access.realmRoles] };
   for (const _ in access.resourceAccess) {
     out['resource_access'] = access.resourceAccess;
@@ -73,8 +112,17 @@ function released(
   grant: Grant,
   target: 'access' | 'id',
   nninEligible = grant.client.nninEligible,
+  derived = derivedOf(realm, grant),
 ): Claims {
-  return releasedClaims({ realm, subject: grant.subject, scopes: grant.scopes, nninEligible }, target);
+  const key = nninEligible ? `${target} nnin` : target;
+  let claims = derived.released.get(key);
+  if (claims === undefined) {
+    claims = Object.freeze(
+      releasedClaims({ realm, subject: grant.subject, scopes: grant.scopes, nninEligible }, target),
+    );
+    derived.released.set(key, claims);
+  }
+  return claims;
 }
 
 function nonce(grant: Grant): Claims {
@@ -92,7 +140,8 @@ function authLevel(grant: Grant): Claims {
 // The access and refresh builders run per token request: one object filled in claim order (the order the
 // JSON shows), one accessOf, no intermediate objects to spread.
 export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
-  const access = accessOf(realm, grant);
+  const derived = derivedOf(realm, grant);
+  const { access } = derived;
   const { aud } = access;
   const out: Claims = {
     exp: stamp.exp,
@@ -112,10 +161,10 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
   if (grant.subject.amr !== undefined) out['amr'] = grant.subject.amr;
   if (grant.client.webOrigins.length > 0) out['allowed-origins'] = grant.client.webOrigins;
   addRoleClaims(out, access);
-  out['scope'] = grant.scopes.join(' ');
+  out['scope'] = derived.scope;
   out['sid'] = grant.sessionId;
   if (grant.serviceAccount) out['client_id'] = grant.client.id;
-  return Object.assign(out, released(realm, grant, 'access'));
+  return Object.assign(out, released(realm, grant, 'access', grant.client.nninEligible, derived));
 }
 
 export function buildIdClaims(
@@ -124,8 +173,10 @@ export function buildIdClaims(
   stamp: Stamp,
   hashes: { atHash?: string; cHash?: string; sHash?: string },
 ): Claims {
-  return {
-    ...common(stamp),
+  // As the access builder: one object filled in claim order, no intermediate objects to spread.
+  const out: Claims = {
+    exp: stamp.exp,
+    iat: stamp.iat,
     auth_time: grant.authTime,
     jti: stamp.jti,
     iss: stamp.issuer,
@@ -133,15 +184,16 @@ export function buildIdClaims(
     sub: grant.sub ?? grant.subject.sub,
     typ: 'ID',
     azp: grant.client.id,
-    ...nonce(grant),
-    session_state: grant.sessionState ?? grant.sessionId,
-    ...(hashes.atHash !== undefined ? { at_hash: hashes.atHash } : {}),
-    ...(hashes.cHash !== undefined ? { c_hash: hashes.cHash } : {}),
-    ...(hashes.sHash !== undefined ? { s_hash: hashes.sHash } : {}),
-    ...authLevel(grant),
-    sid: grant.sessionId,
-    ...released(realm, grant, 'id'),
   };
+  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
+  out['session_state'] = grant.sessionState ?? grant.sessionId;
+  if (hashes.atHash !== undefined) out['at_hash'] = hashes.atHash;
+  if (hashes.cHash !== undefined) out['c_hash'] = hashes.cHash;
+  if (hashes.sHash !== undefined) out['s_hash'] = hashes.sHash;
+  out['acr'] = grant.subject.acr ?? '1';
+  if (grant.subject.amr !== undefined) out['amr'] = grant.subject.amr;
+  out['sid'] = grant.sessionId;
+  return Object.assign(out, released(realm, grant, 'id'));
 }
 
 export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
@@ -157,8 +209,9 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
   };
   if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
   out['session_state'] = grant.sessionState ?? grant.sessionId;
-  addRoleClaims(out, accessOf(realm, grant));
-  out['scope'] = grant.scopes.join(' ');
+  const derived = derivedOf(realm, grant);
+  addRoleClaims(out, derived.access);
+  out['scope'] = derived.scope;
   out['sid'] = grant.sessionId;
   return out;
 }
