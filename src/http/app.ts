@@ -17,6 +17,12 @@ export interface ServedRealm {
   hooks?: RealmHooks;
 }
 
+/** The URL's path, without the query string. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
 /** The journal's record of a finished request; only fixture ids and known names, never request text. */
 function recordOf(req: Request, res: Response, start: number, arrived: string): JournalRecord {
   const locals = res.locals as {
@@ -29,7 +35,7 @@ function recordOf(req: Request, res: Response, start: number, arrived: string): 
   return {
     time: arrived,
     method: req.method,
-    path: req.originalUrl.split('?')[0] ?? '',
+    path: pathOf(req.originalUrl),
     endpoint: locals.endpoint ?? null,
     status: res.statusCode,
     client: locals.client ?? null,

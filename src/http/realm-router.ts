@@ -57,11 +57,13 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
     };
 
   realm.use(cors(p));
+  // Every path below is a distinct literal: the order only decides how many a request is matched against
+  // before its own, so the busiest come first.
+  realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
+  realm.all(PATHS.auth, endpoint('auth'), form, authorizeHandler(p));
   realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
   realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
-  realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
   realm.post(PATHS.introspect, endpoint('introspect'), form, introspectHandler(p));
-  realm.all(PATHS.auth, endpoint('auth'), form, authorizeHandler(p));
   realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
   realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
   realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));

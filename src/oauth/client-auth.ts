@@ -24,7 +24,21 @@ export interface AuthenticatedClient {
   method: AuthMethod;
 }
 
+/** Basic headers read, by header: a client sends the same one with every request. Only readable ones. */
+const basicHeaders = new Map<string, { id: string; secret: string }>();
+const BASIC_HEADERS_MAX = 64;
+
 function parseBasic(header: string): { id: string; secret: string } {
+  let parsed = basicHeaders.get(header);
+  if (parsed === undefined) {
+    parsed = readBasic(header);
+    if (basicHeaders.size >= BASIC_HEADERS_MAX) basicHeaders.clear();
+    basicHeaders.set(header, parsed);
+  }
+  return parsed;
+}
+
+function readBasic(header: string): { id: string; secret: string } {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   const decoded = match?.[1] !== undefined ? Buffer.from(match[1], 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');
@@ -123,16 +137,12 @@ async function authenticate(p: RealmContext, input: ClientAuthInput): Promise<Au
   const { params } = input;
   const assertion = params.get('client_assertion');
   const bodySecret = params.get('client_secret');
-  const used = [
-    input.authorization !== undefined && /^Basic\s/i.test(input.authorization),
-    assertion !== undefined,
-    bodySecret !== undefined,
-  ];
-  if (used.filter(Boolean).length > 1)
+  const basic = input.authorization !== undefined && /^Basic\s/i.test(input.authorization);
+  if (Number(basic) + Number(assertion !== undefined) + Number(bodySecret !== undefined) > 1)
     throw invalidRequest('More than one client authentication method was used');
 
-  if (input.authorization !== undefined && /^Basic\s/i.test(input.authorization)) {
-    const { id, secret } = parseBasic(input.authorization);
+  if (basic) {
+    const { id, secret } = parseBasic(input.authorization as string);
     const client = await lookup(p, id);
     const bodyId = params.get('client_id');
     if (bodyId !== undefined && bodyId !== id)

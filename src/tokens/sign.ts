@@ -29,8 +29,11 @@ export function hmacKey(secret: RealmSecret): Promise<CryptoKey> {
   return key;
 }
 
-/** RS256 with the realm key, via the prepared-header signer (src/tokens/jws.ts: jose's bytes, less per-call work). */
-export async function signRs256(
+/**
+ * RS256 with the realm key, via the prepared-header signer (src/tokens/jws.ts: jose's bytes, less per-call work).
+ * Its promise itself: an async wrapper would add a promise and two microtask turns per token.
+ */
+export function signRs256(
   key: SigningKey,
   claims: JWTPayload,
   header: Partial<JWTHeaderParameters> = {},
