@@ -80,3 +80,25 @@ export async function issueTokenSet(
     ...(proof !== undefined ? { idp_proof: proof } : {}),
   };
 }
+
+/** A string member as JSON text. */
+const text = (value: string): string => JSON.stringify(value);
+
+/**
+ * The token response as JSON text, exactly as JSON.stringify writes the object issueTokenSet returns (members
+ * in that order, absent ones left out). The tokens are compact JWS, base64url and dots, which JSON never
+ * escapes: they are copied as they are rather than scanned for characters to escape, which was most of a
+ * token response's JSON.stringify (~10 µs for the ~3 kB of a code exchange). Every other member goes through
+ * JSON.stringify.
+ */
+export function tokenResponseJson(r: TokenResponse): string {
+  let json = `{"access_token":"${r.access_token}","expires_in":${JSON.stringify(r.expires_in)}`;
+  json += `,"refresh_expires_in":${JSON.stringify(r.refresh_expires_in)},"refresh_token":"${r.refresh_token}"`;
+  json += `,"token_type":${text(r.token_type)}`;
+  if (r.id_token !== undefined) json += `,"id_token":"${r.id_token}"`;
+  json += `,"not-before-policy":${JSON.stringify(r['not-before-policy'])}`;
+  if (r.session_state !== undefined) json += `,"session_state":${text(r.session_state)}`;
+  json += `,"scope":${text(r.scope)},"sid":${text(r.sid)}`;
+  if (r.idp_proof !== undefined) json += `,"idp_proof":"${r.idp_proof}"`;
+  return `${json}}`;
+}

@@ -5,7 +5,7 @@ import type { RealmContext } from '../../realm-context.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidRequest, OAuthError } from '../../oauth/errors.js';
 import { TOKEN_GRANTS } from '../../oauth/grants/registry.js';
-import { issueTokenSet } from '../../oauth/token-set.js';
+import { issueTokenSet, tokenResponseJson } from '../../oauth/token-set.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../paths.js';
 
@@ -35,6 +35,6 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     const grant = await definition.handle(p, { client, method, params, issuer });
     if (!grant.serviceAccount) noteForLog(res, { user: grant.subject.username });
     const idToken = definition.issuesIdToken && !grant.serviceAccount && grant.scopes.includes('openid');
-    sendNoStore(res, await issueTokenSet(p, grant, { issuer, idToken }));
+    sendNoStore(res, tokenResponseJson(await issueTokenSet(p, grant, { issuer, idToken })));
   };
 }
