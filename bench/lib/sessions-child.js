@@ -33,7 +33,7 @@ for (let i = 0; i < count; i++) {
     nonce: `n${i}`,
   });
   const request = checkAuthorizeRequest(p, client, redirectUri, params);
-  const id = await p.openSession({
+  const session = await p.openSession({
     clientId: client.id,
     issuer,
     username: user.username,
@@ -41,7 +41,6 @@ for (let i = 0; i < count; i++) {
     authTime: p.clock.nowSeconds(),
     browser: true,
   });
-  const session = await p.store.activeSession(id);
   const { code } = await issueAuthorizeResponse(p, request, session, user, issuer);
   const grant = await grantAuthorizationCode(p, {
     client,
