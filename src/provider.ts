@@ -4,6 +4,7 @@
 import type { Clock } from './clock.js';
 import type { Client, Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
+import { BoundedMemo } from './memo.js';
 import type { KeyStore } from './keys/key-store.js';
 import { MemoryStore, type Session, type StateStore } from './oauth/store.js';
 import { addClient, deleteClient } from './oauth/registration.js';
@@ -18,13 +19,10 @@ export function realmIssuer(fixedIssuer: string | undefined, realm: Realm, origi
   return fixedIssuer?.replace(/\/+$/, '') ?? realm.issuer ?? `${origin}/realms/${realm.name}`;
 }
 
-/** Distinct request origins whose issuer a provider keeps made (a realm is reached under a few host names). */
-const DERIVED_ISSUERS_MAX = 64;
-
 export class Provider implements RealmContext {
   #realm: Realm;
-  /** Issuers derived from request origins (no fixed issuer): one string per origin, not one per request. */
-  readonly #derivedIssuers = new Map<string, string>();
+  /** Issuers derived from request origins (no fixed issuer): one string per origin, not one per request; 64 kept (a realm is reached under a few host names). */
+  readonly #derivedIssuers = new BoundedMemo<string>(64);
   #generation = 0;
   readonly clock: Clock;
   readonly ids: Ids;
@@ -107,13 +105,7 @@ export class Provider implements RealmContext {
   issuerFor(origin: string): string {
     const fixed = this.fixedIssuer ?? this.#realm.issuer;
     if (fixed !== undefined) return fixed;
-    let issuer = this.#derivedIssuers.get(origin);
-    if (issuer === undefined) {
-      issuer = `${origin}/realms/${this.#realm.name}`;
-      if (this.#derivedIssuers.size >= DERIVED_ISSUERS_MAX) this.#derivedIssuers.clear();
-      this.#derivedIssuers.set(origin, issuer);
-    }
-    return issuer;
+    return this.#derivedIssuers.remember(origin, () => `${origin}/realms/${this.#realm.name}`);
   }
 
   /**

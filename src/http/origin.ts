@@ -1,5 +1,6 @@
 // The public origin of a request: Host, or X-Forwarded-Proto/-Host/-Port when a proxy or port mapping sets them.
 import type { Request } from 'express';
+import { BoundedMemo } from '../memo.js';
 
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
 
@@ -13,8 +14,7 @@ function first(value: string | string[] | undefined): string | undefined {
  * names, and each request would otherwise repeat the checks below (two regular expressions and a URL parse).
  * Only origins made from the Host header are kept (not the socket's address, which differs per connection).
  */
-const byHost = new Map<string, string>();
-const BY_HOST_MAX = 64;
+const byHost = new BoundedMemo<string>(64);
 
 export function requestOrigin(req: Request): string {
   const h = req.headers;
@@ -29,10 +29,7 @@ export function requestOrigin(req: Request): string {
   const known = key !== undefined ? byHost.get(key) : undefined;
   if (known !== undefined) return known;
   const { origin, fromHeaders } = computeOrigin(req, encrypted);
-  if (key !== undefined && fromHeaders) {
-    if (byHost.size >= BY_HOST_MAX) byHost.clear();
-    byHost.set(key, origin);
-  }
+  if (key !== undefined && fromHeaders) byHost.set(key, origin);
   return origin;
 }
 

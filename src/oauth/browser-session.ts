@@ -2,6 +2,7 @@
 import { hash } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import type { RealmContext } from '../realm-context.js';
+import { BoundedMemo } from '../memo.js';
 import { hmacKey, signHs256 } from '../tokens/sign.js';
 import type { Session } from './store.js';
 
@@ -28,20 +29,9 @@ function stateHash(clientId: string, origin: string, sessionId: string, salt: st
 }
 
 /** Origins of redirect URIs (a client's few registered ones, by the look of it): one URL parse each. */
-const redirectOrigins = new Map<string, string>();
+const redirectOrigins = new BoundedMemo<string>(256);
 /** Cookie attributes by issuer (a realm is reached under a few host names). */
-const cookieAttributes = new Map<string, string>();
-const CACHED_MAX = 256;
-
-function remembered(cache: Map<string, string>, key: string, make: (key: string) => string): string {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = make(key);
-    if (cache.size >= CACHED_MAX) cache.clear();
-    cache.set(key, value);
-  }
-  return value;
-}
+const cookieAttributes = new BoundedMemo<string>(256);
 
 /**
  * `session_state` as OIDC Session Management 1.0 §3 computes it: SHA-256 over client id, the origin of
@@ -53,7 +43,7 @@ export function sessionStateFor(
   sessionId: string,
   salt: string,
 ): string {
-  const origin = remembered(redirectOrigins, redirectUri, (uri) => new URL(uri).origin);
+  const origin = redirectOrigins.remember(redirectUri, (uri) => new URL(uri).origin);
   return `${stateHash(clientId, origin, sessionId, salt)}.${salt}`;
 }
 
@@ -120,7 +110,7 @@ export interface CookieScope {
 }
 
 function attributes(scope: CookieScope): string {
-  return remembered(cookieAttributes, scope.issuer, (issuer) => {
+  return cookieAttributes.remember(scope.issuer, (issuer) => {
     const url = new URL(issuer);
     const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
     return url.protocol === 'https:' ? `Path=${path}; SameSite=None; Secure` : `Path=${path}; SameSite=Lax`;

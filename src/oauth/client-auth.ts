@@ -5,6 +5,7 @@ import type { Client } from '../fixtures/realm.js';
 import type { AuthMethod } from '../fixtures/schema.js';
 import type { RealmContext } from '../realm-context.js';
 import { Clock } from '../clock.js';
+import { BoundedMemo } from '../memo.js';
 import { explained, invalidClient, invalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
 import { ASSERTION_TOLERANCE_S } from './store.js';
@@ -25,17 +26,10 @@ export interface AuthenticatedClient {
 }
 
 /** Basic headers read, by header: a client sends the same one with every request. Only readable ones. */
-const basicHeaders = new Map<string, { id: string; secret: string }>();
-const BASIC_HEADERS_MAX = 64;
+const basicHeaders = new BoundedMemo<{ id: string; secret: string }>(64);
 
 function parseBasic(header: string): { id: string; secret: string } {
-  let parsed = basicHeaders.get(header);
-  if (parsed === undefined) {
-    parsed = readBasic(header);
-    if (basicHeaders.size >= BASIC_HEADERS_MAX) basicHeaders.clear();
-    basicHeaders.set(header, parsed);
-  }
-  return parsed;
+  return basicHeaders.remember(header, readBasic);
 }
 
 function readBasic(header: string): { id: string; secret: string } {

@@ -1,5 +1,6 @@
 // Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
+import { BoundedMemo } from '../memo.js';
 import { releasedClaims } from './placement.js';
 
 /** What an authorization (code, client credentials, refresh) granted: the input of every builder. */
@@ -47,7 +48,7 @@ interface Derived {
   released: Map<string, Claims>;
 }
 
-const derivedBySubject = new WeakMap<Realm, WeakMap<Subject, Map<string, Derived>>>();
+const derivedBySubject = new WeakMap<Realm, WeakMap<Subject, BoundedMemo<Derived>>>();
 /** Scope sets kept per subject (a client asks for one or two; a test may try many). */
 const DERIVED_PER_SUBJECT = 16;
 
@@ -55,19 +56,14 @@ function derivedOf(realm: Realm, grant: Grant): Derived {
   let bySubject = derivedBySubject.get(realm);
   if (bySubject === undefined) derivedBySubject.set(realm, (bySubject = new WeakMap()));
   let byScopes = bySubject.get(grant.subject);
-  if (byScopes === undefined) bySubject.set(grant.subject, (byScopes = new Map()));
-  const scope = grant.scopes.join(' ');
-  let derived = byScopes.get(scope);
-  if (derived === undefined) {
+  if (byScopes === undefined) bySubject.set(grant.subject, (byScopes = new BoundedMemo(DERIVED_PER_SUBJECT)));
+  return byScopes.remember(grant.scopes.join(' '), (scope) => {
     const access = accessOf(realm, grant);
     for (const { roles } of Object.values(access.resourceAccess)) Object.freeze(roles);
     Object.freeze(access.resourceAccess);
     Object.freeze(access.aud);
-    derived = { access: Object.freeze(access), scope, released: new Map() };
-    if (byScopes.size >= DERIVED_PER_SUBJECT) byScopes.clear();
-    byScopes.set(scope, derived);
-  }
-  return derived;
+    return { access: Object.freeze(access), scope, released: new Map() };
+  });
 }
 
 /** realm_access, resource_access and the audiences of a grant. */

@@ -27,10 +27,14 @@ function runWith(flags: string[], bin = BIN, args = ['--version']): Promise<Run>
   });
 }
 
-/** What the bin said about the cache: the file it looked for and accepted | rejected | none. */
-function verdict(stderr: string): { file: string; state: string } | undefined {
-  const m = /code cache (\S+): (accepted|rejected|none)/.exec(stderr);
-  return m ? { file: m[1] as string, state: m[2] as string } : undefined;
+/**
+ * What a `mock-idp debug: <who> code cache FILE: STATE` line in `text` said: the cache file looked for and
+ * accepted | rejected | none. `who` is '' for the bin's line, 'fixtures worker ' for the worker's.
+ */
+function verdict(text: string, who: '' | 'fixtures worker '): { file: string; state: string } {
+  const m = new RegExp(`^mock-idp debug: ${who}code cache (\\S+): (accepted|rejected|none)$`, 'm').exec(text);
+  expect(m, text).not.toBeNull();
+  return { file: m?.[1] as string, state: m?.[2] as string };
 }
 
 /** The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`). */
@@ -67,9 +71,7 @@ function packageCopy(name: string, caches: Record<string, Buffer>, source = SOUR
 async function cacheUnder(flags: string[], bin = BIN): Promise<{ file: string; state: string }> {
   const run = await runWith(flags, bin);
   expect(run).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
-  const seen = verdict(run.stderr);
-  expect(seen, run.stderr).toBeDefined();
-  return seen as { file: string; state: string };
+  return verdict(run.stderr, '');
 }
 
 describe('the CLI code cache', () => {
@@ -144,9 +146,7 @@ async function workerCacheUnder(flags: string[]): Promise<{ file: string; state:
   try {
     const put = await fetch(`${s.base}/mock/fixtures`, { method: 'PUT', body: bigFixtures() });
     expect(put.status).toBe(200);
-    const m = /fixtures worker code cache (\S+): (accepted|rejected|none)/.exec(s.stderr());
-    expect(m, s.stderr()).not.toBeNull();
-    return { file: m?.[1] as string, state: m?.[2] as string };
+    return verdict(s.stderr(), 'fixtures worker ');
   } finally {
     await s.stop('SIGKILL');
   }

@@ -1,6 +1,7 @@
 // GET|POST /protocol/openid-connect/auth: issues codes and front-channel tokens; the browser's session, login_hint or the login page picks the user.
 import type { RequestHandler, Response } from 'express';
 import type { RealmContext } from '../../realm-context.js';
+import { BoundedMemo } from '../../memo.js';
 import type { Subject } from '../../fixtures/realm.js';
 import { userByHint } from '../../fixtures/realm.js';
 import {
@@ -44,17 +45,13 @@ function respond(
 }
 
 /** Whether redirect URIs are written as a URL writes them (no fragment), by URI: a client uses the same few. */
-const normalizedUris = new Map<string, boolean>();
-const NORMALIZED_MAX = 256;
+const normalizedUris = new BoundedMemo<boolean>(256);
 
 function normalized(uri: string): boolean {
-  let ok = normalizedUris.get(uri);
-  if (ok === undefined) {
-    ok = !uri.includes('#') && URL.canParse(uri) && new URL(uri).href === uri;
-    if (normalizedUris.size >= NORMALIZED_MAX) normalizedUris.clear();
-    normalizedUris.set(uri, ok);
-  }
-  return ok;
+  return normalizedUris.remember(
+    uri,
+    () => !uri.includes('#') && URL.canParse(uri) && new URL(uri).href === uri,
+  );
 }
 
 /** Sends an error to a known-good redirect URI, in the response mode the request asked for. */

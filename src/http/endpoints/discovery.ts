@@ -6,6 +6,7 @@ import { GRANT_TYPES } from '../../oauth/grants/registry.js';
 import { PATHS } from '../paths.js';
 import { issuerOf, sendJson } from '../context.js';
 import type { RealmContext } from '../../realm-context.js';
+import { BoundedMemo } from '../../memo.js';
 
 /** `scopes`: the realm's scopes (built-in and from the fixtures), for `scopes_supported`. */
 export function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {
@@ -54,7 +55,7 @@ export function discoveryDocument(issuer: string, scopes: readonly string[]): Re
 }
 
 export function discoveryHandler(p: RealmContext): RequestHandler {
-  const cache = new Map<string, string>();
+  const cache = new BoundedMemo<string>(64);
   let cachedFor = p.realm;
   return (_req, res) => {
     const issuer = issuerOf(res);
@@ -63,12 +64,9 @@ export function discoveryHandler(p: RealmContext): RequestHandler {
       cache.clear();
       cachedFor = p.realm;
     }
-    let body = cache.get(issuer);
-    if (body === undefined) {
-      body = JSON.stringify(discoveryDocument(issuer, [...p.realm.scopes.keys()]));
-      if (cache.size > 64) cache.clear();
-      cache.set(issuer, body);
-    }
+    const body = cache.remember(issuer, () =>
+      JSON.stringify(discoveryDocument(issuer, [...p.realm.scopes.keys()])),
+    );
     sendJson(res, 200, body, { 'Cache-Control': 'no-cache' });
   };
 }
