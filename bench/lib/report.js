@@ -80,6 +80,10 @@ export function evaluate(r) {
       status: check(cs?.spawnToListeningMs?.median, (x) => x <= 250),
     },
     {
+      metric: `  of which Node's own start: node [the same flags] -e 0, spawn → exit (median of ${cs?.runs ?? '?'})`,
+      value: fmt(cs?.nodeOnlyMs?.median, ' ms'),
+    },
+    {
       metric: `spawn → first client_credentials token (median of ${cs?.runs ?? '?'})`,
       value: fmt(cs?.spawnToFirstTokenMs?.median, ' ms'),
       target: '≤ 400 ms',
