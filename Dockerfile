@@ -47,4 +47,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=2", "--max-old-space-size=1024", "/app/bin/mock-idp.js"]
+ENTRYPOINT ["node", "/app/bin/mock-idp.js"]

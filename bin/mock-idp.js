@@ -1,12 +1,10 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --max-old-space-size=1024
+#!/usr/bin/env node
 // mock-idp command line: the whole CLI is bundled in dist/cli.script.js (see scripts/bundle-cli.js).
-// Heap flags (npm start and the image pass them too): token requests make short-lived garbage, and V8's
-// defaults (16 MB semi-spaces, an old space sized to the machine's memory) let peak RSS under load reach
-// ~150 MB; with these it stays ~90 MB at the same throughput (npm run bench). 1 GB still holds millions
-// of sessions.
+// No node flags here: the server sets its heap flags itself once it listens (src/heap-flags.ts says why),
+// since any V8 flag on the command line makes V8 refuse the code cache of Node's own built-in modules.
 //
 // The bundle is compiled from a V8 code cache when the build left one for this Node version, platform and
-// these node flags (bin/code-cache.js, made by scripts/code-cache.js): that skips compiling what a start
+// node flags (bin/code-cache.js, made by scripts/code-cache.js): that skips compiling what a start
 // runs, about a third of a cold start. V8 checks the cache against its version and flags itself and
 // compiles as usual when it refuses it, as it does when there is none. MOCK_IDP_DEBUG=code-cache tells
 // which happened.

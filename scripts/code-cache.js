@@ -1,11 +1,13 @@
 // Makes the V8 code caches of dist/cli.script.js (scripts/bundle-cli.js calls this right after making the
-// script): one per set of node flags the CLI starts with — none (`node bin/mock-idp.js`) and the bin's
-// shebang flags (`npx mock-idp`, npm start, the image's entrypoint) — since V8 takes a cache only under the
-// Node version and the flags that made it. Each is made in a child process under those flags that runs the
-// script as bin/mock-idp.js does, starts the server on the bundled fixtures, reads the discovery document
-// and takes a client_credentials token, so what a start and a first token run is compiled in the cache.
-// It then PUTs fixtures big enough for the fixtures worker, which writes its own bundle's cache
-// (dist/fixtures-worker.script.js) once it has read them. The caches are named as bin/mock-idp.js looks for them (the build id in the script's first comment, the
+// script): one per set of node flags the CLI starts with — none (`node bin/mock-idp.js`, `npx mock-idp`,
+// npm start, the image's entrypoint) and the bin's shebang flags when it has any — since V8 takes a cache
+// only under the Node version and the flags that made it. Each is made in a child process under those flags
+// that runs the script as bin/mock-idp.js does, starts the server on the bundled fixtures, reads the
+// discovery document and takes a client_credentials token, so what a start and a first token run is
+// compiled in the cache. It then PUTs fixtures big enough for the fixtures worker, which writes its own
+// bundle's cache (dist/fixtures-worker.script.js) once it has read them. The child's server does not set
+// the run-time heap flags a served CLI sets once it listens (src/heap-flags.ts; MOCK_IDP_BUILD_WORKER_CACHE
+// tells it), since V8 stamps a cache with the flags in force when it is written. The caches are named as bin/mock-idp.js looks for them (the build id in the script's first comment, the
 // Node version and platform, a hash of the flags); earlier ones are removed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -126,7 +128,9 @@ export function makeCodeCaches() {
   for (const name of ['PORT', 'HOST', 'LOG_LEVEL']) delete env[name];
   for (const name of Object.keys(env)) if (name.startsWith('MOCK_IDP_')) delete env[name];
   env['MOCK_IDP_BUILD_WORKER_CACHE'] = '1'; // the fixtures worker writes its cache (see child)
-  for (const flags of [[], shebangFlags()]) {
+  // The shebang has no flags today (the server sets its heap flags at run time): then this is one set.
+  const sets = new Map([[], shebangFlags()].map((flags) => [flags.join(' '), flags]));
+  for (const flags of sets.values()) {
     const run = spawnSync(process.execPath, [...flags, fileURLToPath(import.meta.url), '--child'], {
       stdio: ['ignore', 'inherit', 'inherit'],
       env,

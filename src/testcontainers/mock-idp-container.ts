@@ -21,8 +21,8 @@ export const MOCK_IDP_BASE_IMAGE = 'node:22-bookworm-slim';
 /** This package's root (dist/testcontainers → ../..): bin/, the bundled CLI and the default fixtures. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP_DIR = '/app';
-/** As the Dockerfile's ENTRYPOINT: the same heap flags. */
-const NODE_ENTRYPOINT = ['node', '--max-semi-space-size=2', '--max-old-space-size=1024'];
+/** As the Dockerfile's ENTRYPOINT: node without flags (the server sets its heap flags itself). */
+const NODE_ENTRYPOINT = ['node'];
 
 /** The port the image listens on (`PORT` in the Dockerfile). */
 export const MOCK_IDP_PORT = 8080;
