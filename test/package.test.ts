@@ -40,8 +40,11 @@ describe('npm pack', () => {
     expect(files).toContain(path);
   });
 
-  it('ships the CLI bundle’s code caches: one without node flags, one with the bin’s (scripts/code-cache.js)', () => {
-    expect(files.filter((f) => /^dist\/cli\.script\.\w+\.v[\w.-]+\.cache$/.test(f))).toHaveLength(2);
+  it('ships the code caches of the CLI bundle and the fixtures worker’s, made without node flags as the bin runs (scripts/code-cache.js)', () => {
+    expect(files.filter((f) => /^dist\/cli\.script\.\w+\.v[\w.-]+\.cache$/.test(f))).toHaveLength(1);
+    expect(files.filter((f) => /^dist\/fixtures-worker\.script\.\w+\.v[\w.-]+\.cache$/.test(f))).toHaveLength(
+      1,
+    );
   });
 
   it('ships no sources, tests, source maps or dev files', () => {
