@@ -681,6 +681,9 @@ export async function openRedisBackend(url: URL, log: Logger): Promise<StoreBack
     maxRetriesPerRequest: 0,
     commandTimeout: 2000,
     connectTimeout: 3000,
+    // Commands issued in the same event-loop turn (concurrent requests' store reads and writes, fault
+    // checks, journal appends) go out in one write and come back in one read.
+    enableAutoPipelining: true,
     // At start, one attempt; once running, reconnect for ever (recovering by itself).
     retryStrategy: (times) => (started ? Math.min(times * 100, 1000) : null),
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
