@@ -109,7 +109,7 @@ export class Provider implements RealmContext {
   }
 
   /**
-   * Starts a session (its id from the one id source) and returns its id. It idles out after the realm's
+   * Starts a session (its id from the one id source) and returns it. It idles out after the realm's
    * refreshTokenLifespan, or at `until` when that is later.
    */
   async openSession(init: SessionInit): Promise<Session> {

@@ -89,10 +89,6 @@ export function accessOf(realm: Realm, grant: Grant): Access {
   return { aud, realmRoles: grant.subject.realmRoles, resourceAccess };
 }
 
-function common(stamp: Stamp): Claims {
-  return { exp: stamp.exp, iat: stamp.iat };
-}
-
 /** realm_access and resource_access, when not empty, onto `out` (in that order). */
 function addRoleClaims(out: Claims, access: Access): void {
   if (access.realmRoles.length > 0) out['realm_access'] = { roles: [...access.realmRoles] };
@@ -121,16 +117,10 @@ function released(
   return claims;
 }
 
-function nonce(grant: Grant): Claims {
-  return grant.nonce !== undefined ? { nonce: grant.nonce } : {};
-}
-
-/** acr (Keycloak's default "1") and amr of the authentication. */
-function authLevel(grant: Grant): Claims {
-  return {
-    acr: grant.subject.acr ?? '1',
-    ...(grant.subject.amr !== undefined ? { amr: grant.subject.amr } : {}),
-  };
+/** acr (Keycloak's default "1") and amr of the authentication, onto `out` (in that order). */
+function addAuthLevel(out: Claims, grant: Grant): void {
+  out['acr'] = grant.subject.acr ?? '1';
+  if (grant.subject.amr !== undefined) out['amr'] = grant.subject.amr;
 }
 
 // The access and refresh builders run per token request: one object filled in claim order (the order the
@@ -153,8 +143,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
   out['azp'] = grant.client.id;
   if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
   out['session_state'] = grant.sessionState ?? grant.sessionId;
-  out['acr'] = grant.subject.acr ?? '1';
-  if (grant.subject.amr !== undefined) out['amr'] = grant.subject.amr;
+  addAuthLevel(out, grant);
   if (grant.client.webOrigins.length > 0) out['allowed-origins'] = grant.client.webOrigins;
   addRoleClaims(out, access);
   out['scope'] = derived.scope;
@@ -186,8 +175,7 @@ export function buildIdClaims(
   if (hashes.atHash !== undefined) out['at_hash'] = hashes.atHash;
   if (hashes.cHash !== undefined) out['c_hash'] = hashes.cHash;
   if (hashes.sHash !== undefined) out['s_hash'] = hashes.sHash;
-  out['acr'] = grant.subject.acr ?? '1';
-  if (grant.subject.amr !== undefined) out['amr'] = grant.subject.amr;
+  addAuthLevel(out, grant);
   out['sid'] = grant.sessionId;
   return Object.assign(out, released(realm, grant, 'id'));
 }
@@ -215,8 +203,9 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
 /** The idp_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
 export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
   const altsub = released(realm, grant, 'access', false)['idp_altsub'];
-  return {
-    ...common(stamp),
+  const out: Claims = {
+    exp: stamp.exp,
+    iat: stamp.iat,
     auth_time: grant.authTime,
     jti: stamp.jti,
     iss: stamp.issuer,
@@ -224,10 +213,11 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
     sub: grant.sub ?? grant.subject.sub,
     typ: 'Proof',
     azp: grant.client.id,
-    ...nonce(grant),
-    session_state: grant.sessionState ?? grant.sessionId,
-    ...authLevel(grant),
-    ...(altsub !== undefined ? { idp_altsub: altsub } : {}),
-    sid: grant.sessionId,
   };
+  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
+  out['session_state'] = grant.sessionState ?? grant.sessionId;
+  addAuthLevel(out, grant);
+  if (altsub !== undefined) out['idp_altsub'] = altsub;
+  out['sid'] = grant.sessionId;
+  return out;
 }
