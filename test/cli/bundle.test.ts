@@ -88,6 +88,23 @@ describe('the CLI bundle', () => {
     for (const name of absent) expect(text).not.toContain(name);
   });
 
+  // scripts/bundle-cli.js: js-yaml's parser state made from its two options by name, not by spreading a
+  // defaults object (V8 slowed every parse after a process's eighth to ~40 %; the bench's 13th-16th PUT row).
+  it.each(['dist/cli.script.js', 'dist/fixtures-worker.script.js'])(
+    "%s makes js-yaml's parser state from named options",
+    (file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      const parseEvents = /function parseEvents\(input,options\)\{[^]*?return state\.events\}/.exec(
+        text,
+      )?.[0];
+      expect(parseEvents).toBeDefined();
+      expect(parseEvents).toContain(
+        'filename:options.filename??DEFAULT_PARSER_OPTIONS.filename,maxDepth:options.maxDepth??DEFAULT_PARSER_OPTIONS.maxDepth,input:`${input}\\0`',
+      );
+      expect(parseEvents).not.toContain('...');
+    },
+  );
+
   describe('a fixtures file with mistakes', () => {
     let dir: string;
     beforeAll(() => {
