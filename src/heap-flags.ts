@@ -14,15 +14,24 @@
 // Only the CLI's server settles its heap this way; the library (startMockIdp) runs in its host's process
 // and leaves that process's V8 flags alone.
 
-/** The flags `settleServerHeap` sets. */
-export const SERVER_HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=30';
+/**
+ * The heap flags a server settles on: name, the server's value, V8's default. A flag given on node's command
+ * line (or in NODE_OPTIONS) keeps the value given there: a user's own choice outranks the server's.
+ */
+const SERVER_HEAP = [
+  ['semi-space-growth-factor', 1, 2],
+  ['heap-growing-percent', 30, 0],
+] as const;
+
+/** All the flags `settleServerHeap` sets when the process was started with none of them. */
+export const SERVER_HEAP_FLAGS = SERVER_HEAP.map(([name, server]) => `--${name}=${server}`).join(' ');
 
 let settled = false;
 
-/** A flag's value in this process's Node options (`--name=N`), or `dflt` (V8's default) when none is given. */
-export function flagValue(name: string, dflt = 0): number {
+/** A flag's value in this process's Node options (`--name=N`, the last one given), or undefined. */
+function givenFlag(name: string): number | undefined {
   const options = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)];
-  let value = dflt;
+  let value: number | undefined;
   for (const option of options) {
     const match = /^--([a-z_-]+)=(\d+)$/.exec(option);
     if (match?.[1]?.replace(/_/g, '-') === name) value = Number(match[2]);
@@ -30,20 +39,40 @@ export function flagValue(name: string, dflt = 0): number {
   return value;
 }
 
+/** A flag's value in this process's Node options (`--name=N`), or `dflt` (V8's default) when none is given. */
+export function flagValue(name: string, dflt = 0): number {
+  return givenFlag(name) ?? dflt;
+}
+
 /** The heap flags this process started with (its command line's, else V8's defaults). */
 function startFlags(): string {
-  return `--semi-space-growth-factor=${flagValue('semi-space-growth-factor', 2)} --heap-growing-percent=${flagValue('heap-growing-percent')}`;
+  return SERVER_HEAP.map(([name, , dflt]) => `--${name}=${flagValue(name, dflt)}`).join(' ');
+}
+
+/** What `settleServerHeap` sets in this process: each server flag its command line does not give. */
+export function serverHeapFlags(): string {
+  return SERVER_HEAP.filter(([name]) => givenFlag(name) === undefined)
+    .map(([name, server]) => `--${name}=${server}`)
+    .join(' ');
+}
+
+/** The heap flags in force once the server has settled: the command line's, else the server's. */
+function settledFlags(): string {
+  return SERVER_HEAP.map(([name, server]) => `--${name}=${flagValue(name, server)}`).join(' ');
 }
 
 /**
- * Sets SERVER_HEAP_FLAGS, once. Not in the build's cache maker (scripts/code-cache.js), whose caches must be
- * stamped with the flags a start has. Answers whether it set them now.
+ * Sets the server's heap flags (serverHeapFlags), once. Not in the build's cache maker
+ * (scripts/code-cache.js), whose caches must be stamped with the flags a start has. Answers the flags it set
+ * now, or undefined when it set none.
  */
-export function settleServerHeap(): boolean {
-  if (settled || process.env['MOCK_IDP_BUILD_WORKER_CACHE'] === '1') return false;
-  process.getBuiltinModule('node:v8').setFlagsFromString(SERVER_HEAP_FLAGS);
+export function settleServerHeap(): string | undefined {
+  if (settled || process.env['MOCK_IDP_BUILD_WORKER_CACHE'] === '1') return undefined;
   settled = true;
-  return true;
+  const flags = serverHeapFlags();
+  if (flags === '') return undefined;
+  process.getBuiltinModule('node:v8').setFlagsFromString(flags);
+  return flags;
 }
 
 /**
@@ -52,5 +81,5 @@ export function settleServerHeap(): boolean {
  */
 export function runtimeHeapFlags(): { start: string; now: string } {
   const start = startFlags();
-  return { start, now: settled ? SERVER_HEAP_FLAGS : start };
+  return { start, now: settled ? settledFlags() : start };
 }

@@ -1,7 +1,7 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
 import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
-import { SERVER_HEAP_FLAGS, settleServerHeap } from '../heap-flags.js';
+import { settleServerHeap } from '../heap-flags.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
 
@@ -118,7 +118,8 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
       const builtins = builtinsLine();
       if (builtins !== undefined) io.stderr(builtins);
       // After the start's code has compiled (heap-flags.ts says why not on node's command line).
-      if (settleServerHeap() && DEBUG_HEAP) io.stderr(`mock-idp debug: heap: ${SERVER_HEAP_FLAGS}`);
+      const heap = settleServerHeap();
+      if (heap !== undefined && DEBUG_HEAP) io.stderr(`mock-idp debug: heap: ${heap}`);
     });
   } catch (err) {
     closeWatchers();
