@@ -21,7 +21,7 @@ export function realmIssuer(fixedIssuer: string | undefined, realm: Realm, origi
 
 export class Provider implements RealmContext {
   #realm: Realm;
-  /** Issuers derived from request origins (no fixed issuer): one string per origin, not one per request; 64 kept (a realm is reached under a few host names). */
+  /** The issuer for each request origin: one string per origin, not one per request; 64 kept (a realm is reached under a few host names). */
   readonly #derivedIssuers = new BoundedMemo<string>(64);
   #generation = 0;
   readonly clock: Clock;
@@ -101,11 +101,9 @@ export class Provider implements RealmContext {
     this.#rememberEndedSessions();
   }
 
-  /** The realm base URL for a request origin (`http://host:port`), unless an issuer is fixed. */
+  /** The realm base URL for a request origin (`http://host:port`): {@link realmIssuer}, kept per origin. */
   issuerFor(origin: string): string {
-    const fixed = this.fixedIssuer ?? this.#realm.issuer;
-    if (fixed !== undefined) return fixed;
-    return this.#derivedIssuers.remember(origin, () => `${origin}/realms/${this.#realm.name}`);
+    return this.#derivedIssuers.remember(origin, () => realmIssuer(this.fixedIssuer, this.#realm, origin));
   }
 
   /**

@@ -40,7 +40,11 @@ export function parseResponseType(value: string): ResponseType | undefined {
     : undefined;
 }
 
-/** Whether the response carries a token (access or ID token): then never in the query (fragment or form_post). */
+/**
+ * Whether the response carries a token (access or ID token): then never in the query (fragment or form_post).
+ * It reads the request's own words, so that an error about an unsupported combination such as `token foo`
+ * still goes to the fragment.
+ */
 export function returnsToken(type: string | undefined): boolean {
   return type !== undefined && type.split(' ').some((w) => w === 'token' || w === 'id_token');
 }
