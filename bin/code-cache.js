@@ -58,4 +58,16 @@ function compileCached(file, { execArgv = process.execArgv, noCache = false } = 
   return { script, cache, state };
 }
 
-module.exports = { cacheFileOf, compileCached };
+/**
+ * The node flags of a bin's shebang (`#!/usr/bin/env -S node --flag ...`; none today): the flags the build
+ * makes the CLI's cache for, beside none. Read by the build, the bench and the tests; the bin itself needs
+ * only its own process.execArgv.
+ * @param {string} bin
+ * @returns {string[]}
+ */
+function shebangFlags(bin) {
+  const first = readFileSync(bin, 'utf8').split('\n')[0] ?? '';
+  return (/^#!.*\bnode\b(.*)$/.exec(first)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+}
+
+module.exports = { cacheFileOf, compileCached, shebangFlags };

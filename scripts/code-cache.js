@@ -22,13 +22,7 @@ const WORKER_URL = new URL('../dist/fixtures-worker.script.js', import.meta.url)
 const WORKER = fileURLToPath(WORKER_URL);
 const BIN = fileURLToPath(new URL('../bin/mock-idp.js', import.meta.url));
 
-/** The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`). */
-export function shebangFlags() {
-  const first = readFileSync(BIN, 'utf8').split('\n')[0] ?? '';
-  return (/^#!.*\bnode\b(.*)$/.exec(first)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
-}
-
-const { cacheFileOf } = /** @type {typeof import('../bin/code-cache.js')} */ (
+const { cacheFileOf, shebangFlags } = /** @type {typeof import('../bin/code-cache.js')} */ (
   createRequire(import.meta.url)('../bin/code-cache.js')
 );
 
@@ -129,7 +123,7 @@ export function makeCodeCaches() {
   for (const name of Object.keys(env)) if (name.startsWith('MOCK_IDP_')) delete env[name];
   env['MOCK_IDP_BUILD_WORKER_CACHE'] = '1'; // the fixtures worker writes its cache (see child)
   // The shebang has no flags today (the server sets its heap flags at run time): then this is one set.
-  const sets = new Map([[], shebangFlags()].map((flags) => [flags.join(' '), flags]));
+  const sets = new Map([[], shebangFlags(BIN)].map((flags) => [flags.join(' '), flags]));
   for (const flags of sets.values()) {
     const run = spawnSync(process.execPath, [...flags, fileURLToPath(import.meta.url), '--child'], {
       stdio: ['ignore', 'inherit', 'inherit'],

@@ -1,9 +1,12 @@
 // Starting mock-idp (bin/mock-idp.js) as a child process with the bench fixtures.
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { spawnNode } from './children.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const codeCache = /** @type {typeof import('../../bin/code-cache.js')} */ (
+  createRequire(import.meta.url)('../../bin/code-cache.js')
+);
 export const FIXTURES = 'bench/fixtures.yaml';
 /** The CLI to start; MOCK_IDP_BIN overrides it (e.g. to measure another build). */
 export const BIN = process.env.MOCK_IDP_BIN || 'bin/mock-idp.js';
@@ -11,13 +14,11 @@ const READY = /listening on (http:\/\/127\.0\.0\.1:\d+\/realms\/[\w.-]+)/;
 
 /**
  * The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`): what `npx mock-idp` runs with.
- * @param {string} bin
+ * @param {string} bin the bin's path from the package's root
  * @returns {string[]}
  */
 export function shebangFlags(bin) {
-  const first = readFileSync(new URL(bin, `file://${ROOT}`), 'utf8').split('\n')[0] ?? '';
-  const match = /^#!.*\bnode\b(.*)$/.exec(first);
-  return match?.[1] ? match[1].trim().split(/\s+/) : [];
+  return codeCache.shebangFlags(fileURLToPath(new URL(bin, `file://${ROOT}`)));
 }
 
 /**

@@ -4,6 +4,7 @@
 // MOCK_IDP_DEBUG=code-cache makes the bin say which cache it looked for and what V8 did with it.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,11 +39,10 @@ function verdict(text: string, who: '' | 'fixtures worker '): { file: string; st
   return { file: m?.[1] as string, state: m?.[2] as string };
 }
 
-/** The node flags of the bin's shebang (`#!/usr/bin/env -S node --flag ...`). */
-function shebangFlags(): string[] {
-  const first = readFileSync(BIN, 'utf8').split('\n')[0] ?? '';
-  return (/^#!\/usr\/bin\/env (?:-S )?node( .*)?$/.exec(first)?.[1] ?? '').split(' ').filter(Boolean);
-}
+/** The one reader of the bin's shebang flags (bin/code-cache.js), as the build and the bench use it. */
+const { shebangFlags } = createRequire(import.meta.url)('../../bin/code-cache.js') as {
+  shebangFlags(bin: string): string[];
+};
 
 /** Node flags a user may run the bin with, for which the build makes no cache. */
 const USER_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=1024'];
@@ -90,7 +90,7 @@ describe('the CLI code cache', () => {
   });
 
   it('the shebang, npm start and the image’s entrypoint run node without flags', () => {
-    expect(shebangFlags()).toEqual([]);
+    expect(shebangFlags(BIN)).toEqual([]);
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: { start: string };
     };
@@ -173,8 +173,8 @@ async function expectOnlyTheCachesLookedFor(
   prefix: string,
   under: (flags: string[]) => Promise<{ file: string }>,
 ): Promise<void> {
-  const looked = [...new Set([(await under([])).file, (await under(shebangFlags())).file])];
-  expect(looked).toHaveLength(shebangFlags().length === 0 ? 1 : 2);
+  const looked = [...new Set([(await under([])).file, (await under(shebangFlags(BIN))).file])];
+  expect(looked).toHaveLength(shebangFlags(BIN).length === 0 ? 1 : 2);
   const caches = readdirSync(join(ROOT, 'dist')).filter((f) => f.startsWith(prefix) && f.endsWith('.cache'));
   expect(caches.map((f) => join(ROOT, 'dist', f)).sort()).toEqual(looked.sort());
 }
