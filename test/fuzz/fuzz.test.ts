@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PATHS } from '../../src/http/paths.js';
 import type { FixturesInput } from '../../src/index.js';
 import { startIdp, type TestIdp } from '../helpers/server.js';
 import { basic, expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';
@@ -54,18 +55,8 @@ const SECRET_OF: Record<string, string> = { batch: 'batch-secret', web: 'web-sec
 const LIMIT = { timeout: 300_000 };
 
 const OIDC = '/protocol/openid-connect';
-const ENDPOINT_PATHS = [
-  '/.well-known/openid-configuration',
-  `${OIDC}/token`,
-  `${OIDC}/token/introspect`,
-  `${OIDC}/certs`,
-  `${OIDC}/auth`,
-  `${OIDC}/userinfo`,
-  `${OIDC}/logout`,
-  `${OIDC}/revoke`,
-  '/clients-registrations/openid-connect',
-  '/clients-registrations/openid-connect/web',
-];
+/** Every path the realm serves (src/http/paths.ts: the browser-session iframe and cookie pages too). */
+const ENDPOINT_PATHS = [...Object.values(PATHS), `${PATHS.registration}/web`];
 const QA_PATHS = [
   '/mock/tokens',
   '/mock/tokens/verify',
@@ -104,6 +95,7 @@ const NAMES = [
   'id_token_hint',
   'post_logout_redirect_uri',
   'access_token',
+  'origin',
   '__proto__',
   'constructor',
 ];
