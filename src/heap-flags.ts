@@ -22,9 +22,18 @@ const SERVER_HEAP = [
   ['semi-space-growth-factor', 1, 2],
   ['heap-growing-percent', 30, 0],
 ] as const;
+type HeapFlag = (typeof SERVER_HEAP)[number];
+
+/** The heap flags as `--name=N` text, each with the value `valueOf` gives it (none when undefined). */
+function flagsText(valueOf: (flag: HeapFlag) => number | undefined): string {
+  return SERVER_HEAP.flatMap((flag) => {
+    const value = valueOf(flag);
+    return value === undefined ? [] : [`--${flag[0]}=${value}`];
+  }).join(' ');
+}
 
 /** All the flags `settleServerHeap` sets when the process was started with none of them. */
-export const SERVER_HEAP_FLAGS = SERVER_HEAP.map(([name, server]) => `--${name}=${server}`).join(' ');
+export const SERVER_HEAP_FLAGS = flagsText(([, server]) => server);
 
 let settled = false;
 
@@ -44,32 +53,15 @@ export function flagValue(name: string, dflt = 0): number {
   return givenFlag(name) ?? dflt;
 }
 
-/** The heap flags this process started with (its command line's, else V8's defaults). */
-function startFlags(): string {
-  return SERVER_HEAP.map(([name, , dflt]) => `--${name}=${flagValue(name, dflt)}`).join(' ');
-}
-
-/** What `settleServerHeap` sets in this process: each server flag its command line does not give. */
-export function serverHeapFlags(): string {
-  return SERVER_HEAP.filter(([name]) => givenFlag(name) === undefined)
-    .map(([name, server]) => `--${name}=${server}`)
-    .join(' ');
-}
-
-/** The heap flags in force once the server has settled: the command line's, else the server's. */
-function settledFlags(): string {
-  return SERVER_HEAP.map(([name, server]) => `--${name}=${flagValue(name, server)}`).join(' ');
-}
-
 /**
- * Sets the server's heap flags (serverHeapFlags), once. Not in the build's cache maker
- * (scripts/code-cache.js), whose caches must be stamped with the flags a start has. Answers the flags it set
- * now, or undefined when it set none.
+ * Sets the server's heap flags, once. Not in the build's cache maker (scripts/code-cache.js), whose caches
+ * must be stamped with the flags a start has. Answers the flags it set now, or undefined when it set none.
  */
 export function settleServerHeap(): string | undefined {
   if (settled || process.env['MOCK_IDP_BUILD_WORKER_CACHE'] === '1') return undefined;
   settled = true;
-  const flags = serverHeapFlags();
+  // Each server flag the command line does not give.
+  const flags = flagsText(([name, server]) => (givenFlag(name) === undefined ? server : undefined));
   if (flags === '') return undefined;
   process.getBuiltinModule('node:v8').setFlagsFromString(flags);
   return flags;
@@ -80,6 +72,7 @@ export function settleServerHeap(): string | undefined {
  * moment that must look like the start (a worker compiling from a code cache), and what to put back after.
  */
 export function runtimeHeapFlags(): { start: string; now: string } {
-  const start = startFlags();
-  return { start, now: settled ? settledFlags() : start };
+  // As started: the command line's values, else V8's defaults; once settled, else the server's.
+  const start = flagsText(([name, , dflt]) => flagValue(name, dflt));
+  return { start, now: settled ? flagsText(([name, server]) => flagValue(name, server)) : start };
 }
