@@ -12,14 +12,19 @@ const FORM = 'application/x-www-form-urlencoded';
 /** Key=value pairs whose keys need no decoding and whose values only percent/plus decoding, as qs reads them. */
 const SIMPLE = /^(?:[\w.~*-]+(?:=[\w.~*%+-]*)?)?(?:&(?:[\w.~*-]+(?:=[\w.~*%+-]*)?)?)*$/;
 
-/** qs's value decoding: `+` is a space, then percent-decoding; a malformed escape leaves the text as it is. */
+/**
+ * qs's value decoding: `%5B` and `%5D` are brackets first (qs does that to the whole body before it
+ * splits it; keys read here have no `%`), `+` is a space, then percent-decoding; a malformed escape leaves
+ * the text as it is.
+ */
 function decodeValue(v: string): string {
   const spaced = v.includes('+') ? v.replace(/\+/g, ' ') : v;
   if (!spaced.includes('%')) return spaced;
+  const bracketed = spaced.replace(/%5B/gi, '[').replace(/%5D/gi, ']');
   try {
-    return decodeURIComponent(spaced);
+    return decodeURIComponent(bracketed);
   } catch {
-    return spaced;
+    return bracketed;
   }
 }
 

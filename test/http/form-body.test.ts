@@ -7,6 +7,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formBody } from '../../src/http/form-body.js';
+import { SEED } from '../fuzz/harness.js';
 
 const LIMIT = 64 * 1024;
 let server: Server;
@@ -61,6 +62,9 @@ describe('the same answer as express.urlencoded', () => {
     ['empty parts', '&&a=1&'],
     ['plus and percent', 'a=%20+b+%2B&c=%E2%9C%93'],
     ['a malformed escape', 'a=%zz&b=%E0%A4&c=100%'],
+    // Found by the property below (a random seed in CI): qs turns %5B and %5D into brackets in the whole
+    // body before decoding, so a value it cannot decode still has them.
+    ['an encoded bracket beside a malformed escape', 'a=%%5B&b=%zz%5d&c=%5B%E0'],
     ['__proto__ and constructor', '__proto__=1&constructor=2&toString=3'],
     ['an empty key', '=x&y=1'],
     ['brackets', 'a[b]=1&c[]=2&c[]=3'],
@@ -109,7 +113,8 @@ describe('the same answer as express.urlencoded', () => {
         const [ours, theirs] = await both(parts.join(''));
         expect(ours).toEqual(theirs);
       }),
-      { numRuns: 150 },
+      // The project's fixed seed (FUZZ_SEED explores others), so a failure reproduces.
+      { numRuns: 150, seed: SEED },
     );
   });
 });
