@@ -20,25 +20,65 @@ export function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean
 export const RESERVED_MEMBER = '__proto__';
 
 /**
+ * Deepest nesting a JSON request body may have: a claim value's limit plus room for the members around it.
+ * Checked on the raw text before it is parsed, so no walk ever meets a deeper value.
+ */
+export const MAX_BODY_DEPTH = MAX_JSON_DEPTH + 8;
+
+/**
+ * Whether a JSON text nests arrays/objects more than `limit` levels deep: one pass over its bytes, before any
+ * parse (the bytes of `[`, `{`, `"` and the backslash never occur inside a multi-byte UTF-8 character).
+ */
+export function jsonTextNestsDeeperThan(text: Uint8Array, limit = MAX_BODY_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i];
+    if (inString) {
+      if (byte === 0x5c)
+        i++; // an escape: the next byte is part of it
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** One step of a walk: the member name or index, and the step it was reached from (a path without copies). */
+interface Step {
+  key: string | number;
+  parent: Step | undefined;
+}
+
+function pathOf(step: Step | undefined): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at = step; at !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+/**
  * Paths of every `__proto__` member in a parsed JSON/YAML value (at most `max`). JSON.parse and the YAML
  * reader keep such a member as data, but zod's records skip it and plain objects cannot hold it: it is
- * refused wherever it appears, rather than silently dropped.
+ * refused wherever it appears, rather than silently dropped. Linear in the value's size: each node keeps a
+ * link to its parent, and a path is written out only for a member found.
  */
 export function reservedMemberPaths(value: unknown, max = 20): (string | number)[][] {
   const found: (string | number)[][] = [];
   const seen = new WeakSet<object>(); // each object once: shared (and cyclic) values end the walk
-  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  const stack: [unknown, Step | undefined][] = [[value, undefined]];
   for (let item = stack.pop(); item !== undefined && found.length < max; item = stack.pop()) {
-    const [node, path] = item;
+    const [node, at] = item;
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
     if (Array.isArray(node)) {
-      node.forEach((child, i) => stack.push([child, [...path, i]]));
+      node.forEach((child, i) => stack.push([child, { key: i, parent: at }]));
       continue;
     }
     for (const [key, child] of Object.entries(node)) {
-      if (key === RESERVED_MEMBER) found.push([...path, key]);
-      else stack.push([child, [...path, key]]);
+      if (key === RESERVED_MEMBER) found.push(pathOf({ key, parent: at }));
+      else stack.push([child, { key, parent: at }]);
     }
   }
   return found;

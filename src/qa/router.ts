@@ -14,6 +14,25 @@ import { Minter } from './mint.js';
 import { sessionRoutes } from './sessions.js';
 import { inspectorPage } from './ui.js';
 import { verifyForInspector } from './verify.js';
+import { jsonTextNestsDeeperThan, MAX_BODY_DEPTH } from '../json-limits.js';
+import { invalidRequest } from '../oauth/errors.js';
+
+/**
+ * Scripts often omit Content-Type (curl -d sends form encoding): every body here is JSON. Its nesting is
+ * checked on the raw bytes before the parse, so a deep body costs one pass and a 400, never a long walk.
+ */
+function jsonBody(limit: string): express.RequestHandler {
+  return express.json({
+    type: () => true,
+    limit,
+    verify: (_req, _res, bytes) => {
+      if (jsonTextNestsDeeperThan(bytes))
+        throw invalidRequest(
+          `The JSON body nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects`,
+        );
+    },
+  });
+}
 
 export interface QaApi {
   /** Hooks for createApp: fault injection before endpoints, and the /mock routes. */
@@ -31,8 +50,7 @@ export interface QaApiOptions extends QaAccess {
 export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
   const faults = new FaultInjector(p.store.faults);
   const minter = new Minter(p);
-  // Scripts often omit Content-Type (curl -d sends form encoding): every body here is JSON.
-  const json = express.json({ type: () => true, limit: '1mb' });
+  const json = jsonBody('1mb');
 
   const mock = express.Router({ caseSensitive: true });
   mock.use((_req, res, next) => {
@@ -50,7 +68,7 @@ export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
   mock.post('/tokens', json, async (req, res) => {
     res.set('Cache-Control', 'no-store').json(await minter.mint(issuerOf(res), req.body));
   });
-  mock.post('/tokens/verify', express.json({ type: () => true, limit: '2mb' }), async (req, res) => {
+  mock.post('/tokens/verify', jsonBody('2mb'), async (req, res) => {
     const body = req.body as { token?: unknown } | undefined;
     res.set('Cache-Control', 'no-store').json(await verifyForInspector(p, body?.token));
   });

@@ -1,5 +1,6 @@
 // POST /mock/tokens/verify: decode a token and say whether this realm accepts it, and if not exactly why.
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';
 import { explainRefusal } from '../oauth/refusal.js';
 import type { Provider } from '../provider.js';
 import { verifyOwnToken } from '../tokens/verify.js';
@@ -41,6 +42,13 @@ export async function verifyForInspector(p: Provider, token: unknown): Promise<T
       claims: null,
     };
   }
+  if (nestsDeeperThan(header) || nestsDeeperThan(claims))
+    return {
+      valid: false,
+      reason: `not a token of this realm: its header or claims nest deeper than ${MAX_JSON_DEPTH} levels`,
+      header: null,
+      claims: null,
+    };
   const verified = await verifyOwnToken(p, text);
   if (verified !== undefined)
     return { valid: true, reason: `an active ${verified.kind} token of this realm`, header, claims };

@@ -2,7 +2,12 @@
 // with the registration access token (RFC 7592).
 import express, { type Request, type RequestHandler } from 'express';
 import type { RealmContext } from '../../realm-context.js';
-import { RESERVED_MEMBER, nestsDeeperThan, reservedMemberPaths } from '../../json-limits.js';
+import {
+  RESERVED_MEMBER,
+  jsonTextNestsDeeperThan,
+  nestsDeeperThan,
+  reservedMemberPaths,
+} from '../../json-limits.js';
 import { invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { invalidMetadata } from '../../oauth/client-metadata.js';
 import { refused, registerClient, registeredClient, registrationResponse } from '../../oauth/registration.js';
@@ -26,7 +31,9 @@ function metadataBody(req: Request): Record<string, unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') throw invalidRequest('Content-Type must be application/json');
   const raw: unknown = req.body;
-  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : '';
+  const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
+  if (jsonTextNestsDeeperThan(bytes)) throw invalidMetadata('The body nests too deeply');
+  const text = bytes.toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(text);
