@@ -46,6 +46,52 @@ export function jsonTextNestsDeeperThan(text: Uint8Array, limit = MAX_BODY_DEPTH
   return false;
 }
 
+/**
+ * Whether a YAML text nests deeper than `limit`: one pass over its lines before the YAML parser sees it (the
+ * parser recurses per level and gives up, or runs out of memory, long before 100,000 levels). Block levels are
+ * counted from the indentation (and `- - x` compact sequences), flow levels from `[`/`{` that open a node,
+ * outside quotes and comments. It may count a level too many for odd text (a block scalar that starts a line
+ * with `[`), never one too few, and real files stay far below the limit.
+ */
+export function yamlTextNestsDeeperThan(text: string, limit = MAX_BODY_DEPTH): boolean {
+  const indents: number[] = [];
+  let flow = 0;
+  for (const line of text.split('\n')) {
+    let i = 0;
+    let block = indents.length;
+    if (flow === 0) {
+      while (line[i] === ' ') i++;
+      if (i >= line.length || line[i] === '#' || line[i] === '\r') continue;
+      while (indents.length > 0 && (indents[indents.length - 1] ?? 0) >= i) indents.pop();
+      indents.push(i);
+      block = indents.length;
+      while (line[i] === '-' && (line[i + 1] === ' ' || i + 1 >= line.length)) {
+        block++;
+        i += 2;
+        while (line[i] === ' ') i++;
+      }
+    }
+    let quote = '';
+    let nodeStart = true; // at a place where a flow collection may begin
+    for (; i < line.length; i++) {
+      const c = line[i];
+      if (quote !== '') {
+        if (c === '\\' && quote === '"') i++;
+        else if (c === quote) quote = '';
+        continue;
+      }
+      if (c === '"' || c === "'") quote = c;
+      else if (c === '#' && (i === 0 || line[i - 1] === ' ')) break;
+      else if ((c === '[' || c === '{') && (flow > 0 || nodeStart)) {
+        if (block + ++flow > limit) return true;
+      } else if ((c === ']' || c === '}') && flow > 0) flow--;
+      if (c !== ' ') nodeStart = c === ':' || c === '-' || c === '?' || c === ',' || c === '[' || c === '{';
+    }
+    if (block + flow > limit) return true;
+  }
+  return false;
+}
+
 /** One step of a walk: the member name or index, and the step it was reached from (a path without copies). */
 interface Step {
   key: string | number;
