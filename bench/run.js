@@ -171,7 +171,7 @@ async function main() {
   );
   console.log(table(rows));
   console.log(`\n${redisTable(r.redis)}`);
-  console.log(`\nREADME Performance tables (or: node bench/readme-table.js):\n\n${markdown(r)}`);
+  console.log(`\nLoad tables (the README's: node bench/readme-table.js):\n\n${markdown(r)}`);
   const busiest = Math.max(
     ...[r.mockIdp?.clientCredentials, r.mockIdp?.authCode, r.oauth2MockServer?.clientCredentials].map(
       (x) => x?.otherProcessesCpuCores ?? 0,

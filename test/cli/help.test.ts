@@ -1,10 +1,10 @@
 // The CLI a newcomer meets first, as the real binary: --help (serve's flags at the top level), --version,
-// hints for mistyped commands, `check --fixtures`, and the README's command-line tables against --help.
+// hints for mistyped commands, `check --fixtures`, and docs/cli.md's flag tables against --help.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT, runBin } from '../helpers/cli.js';
-import { section } from '../helpers/markdown.js';
+import { page } from '../helpers/markdown.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -16,12 +16,11 @@ function helpFlags(help: string): string[] {
   return [...help.matchAll(/^ {2}(?:-\w, )?(--[a-z][\w-]*)/gm)].map((m) => m[1] ?? '');
 }
 
-/** `| \`serve\` flag | ...` tables of the README's Command line section → command (or '' for the top level) → flags. */
+/** `| \`serve\` flag | ...` tables of docs/cli.md → command (or '' for the top level) → flags. */
 function readmeTables(): Map<string, string[]> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const tables = new Map<string, string[]>();
   let current: string | undefined;
-  for (const line of section(readme, 'Command line').split('\n')) {
+  for (const line of page('docs/cli.md').split('\n')) {
     const header = /^\| (?:`(\w+)` )?flag\s*\|/.exec(line);
     if (header) {
       current = header[1] ?? '';
@@ -60,9 +59,9 @@ describe('help and version', () => {
     ['token', ['token']],
     ['keygen', ['keygen']],
     ['users', ['users']],
-  ])('the README table of "%s" flags lists exactly what --help lists', async (command, argv) => {
+  ])('the docs/cli.md table of "%s" flags lists exactly what --help lists', async (command, argv) => {
     const table = readmeTables().get(command);
-    expect(table, `README has a table "${command || 'top-level'} flag"`).toBeDefined();
+    expect(table, `docs/cli.md has a table "${command || 'top-level'} flag"`).toBeDefined();
     const help = await runBin([...argv, '--help']);
     expect(help.code).toBe(0);
     // The top level lists serve's flags after its own; a command's table leaves out --help, which all have.

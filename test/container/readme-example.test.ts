@@ -1,4 +1,4 @@
-// The Testcontainers example of the README as written, plus a Docker guard (readme-example-sync checks it).
+// The Testcontainers example of docs/testcontainers.md as written, plus a Docker guard (readme-example-sync checks it).
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { MockIdpContainer, type StartedMockIdpContainer } from 'mock-idp/testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The README's "Library" example, verbatim (test/readme.test.ts checks it): an in-process server in a vitest test.
+// The README's library quick start, verbatim (test/readme.test.ts checks it): an in-process server in a vitest test.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from 'mock-idp';

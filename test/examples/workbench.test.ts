@@ -1,4 +1,4 @@
-// The README's QA workbench example (shown there without this line), run as a test.
+// The one-call token and journal example of docs/qa.md (shown there without this line), run as a test.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from 'mock-idp';

@@ -1,5 +1,7 @@
-// Code blocks of a markdown file, with `<!-- file: PATH -->` pins, and a runner for `sh` blocks.
+// The documentation (README.md and docs/*.md): its code blocks, with `<!-- file: PATH -->` pins and
+// `<!-- excerpt: PATH -->` marks, its headings' anchors, and a runner for `sh` blocks.
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
@@ -11,6 +13,30 @@ export interface Block {
   line: number;
   /** The file a `<!-- file: PATH -->` marker above the block pins it to. */
   file?: string;
+  /** The file a `<!-- excerpt: PATH -->` marker above the block says it is cut from. */
+  excerpt?: string;
+}
+
+export interface Page {
+  /** Relative to the repository: README.md or docs/NAME.md. */
+  path: string;
+  text: string;
+}
+
+const ROOT = new URL('../../', import.meta.url);
+
+/** The README and every page under docs/, in that order. */
+export function docPages(): Page[] {
+  const docs = readdirSync(new URL('docs/', ROOT))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`);
+  return ['README.md', ...docs].map((path) => ({ path, text: readFileSync(new URL(path, ROOT), 'utf8') }));
+}
+
+/** One page's text (README.md or docs/NAME.md). */
+export function page(path: string): string {
+  return readFileSync(new URL(path, ROOT), 'utf8');
 }
 
 export function codeBlocks(markdown: string): Block[] {
@@ -22,7 +48,7 @@ export function codeBlocks(markdown: string): Block[] {
     // The marker is the nearest line above that is not blank (prettier puts a blank line in between).
     let above = i - 1;
     while (above > 0 && (lines[above] ?? '').trim() === '') above--;
-    const marker = /^<!-- file: (\S+) -->$/.exec(lines[above] ?? '');
+    const marker = /^<!-- (file|excerpt): (\S+) -->$/.exec(lines[above] ?? '');
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i] ?? '');
@@ -30,18 +56,11 @@ export function codeBlocks(markdown: string): Block[] {
       lang: open[1] ?? '',
       body: body.join('\n'),
       line: start + 1,
-      ...(marker?.[1] ? { file: marker[1] } : {}),
+      ...(marker?.[1] === 'file' && marker[2] ? { file: marker[2] } : {}),
+      ...(marker?.[1] === 'excerpt' && marker[2] ? { excerpt: marker[2] } : {}),
     });
   }
   return out;
-}
-
-/** The text of the section under `heading` (a `## ` heading), up to the next `## `. */
-export function section(markdown: string, heading: string): string {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`no section "## ${heading}"`);
-  const end = markdown.indexOf('\n## ', start + 1);
-  return markdown.slice(start, end < 0 ? undefined : end);
 }
 
 /**
@@ -62,4 +81,39 @@ export async function runShellBlock(block: Block, port: number): Promise<string>
 /** The `# → text` lines a block shows as its output (a leading `…` stands for a path that varies). */
 export function shownOutput(block: Block): string[] {
   return [...block.body.matchAll(/^# → (?:…)?(.*)$/gm)].map((m) => m[1] ?? '');
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+export function anchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchors of a page's headings (outside code blocks). */
+export function anchors(markdown: string): Set<string> {
+  const out = new Set<string>();
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,6} (.*)$/.exec(line);
+    if (heading?.[1] !== undefined) out.add(anchor(heading[1]));
+  }
+  return out;
+}
+
+/** The relative links of a page (`[text](target)` outside code blocks), without http(s) and mail links. */
+export function relativeLinks(markdown: string): string[] {
+  let fenced = false;
+  const out: string[] = [];
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced;
+    if (fenced) continue;
+    for (const m of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1] ?? '';
+      if (!/^(https?:|mailto:)/.test(target)) out.push(target);
+    }
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-// The vitest example of the README ("Scripting edge cases"), verbatim: a resource server's checks against minted tokens.
+// The vitest example of docs/qa.md ("In a vitest test"), verbatim: a resource server's checks against minted tokens.
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startMockIdp, type MockIdp } from 'mock-idp';

@@ -1,14 +1,12 @@
-// The README's "Scripting edge cases" shows every part of the QA API, the CLI, a script and a test.
+// docs/qa.md shows every part of the QA API, the CLI, a script and a test.
 // (test/readme.test.ts runs its examples.)
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { codeBlocks, section } from '../helpers/markdown.js';
+import { codeBlocks, page } from '../helpers/markdown.js';
 
-const qa = section(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'), 'Scripting edge cases');
-const blocks = codeBlocks(qa);
+const blocks = codeBlocks(page('docs/qa.md'));
 const shell = blocks.filter((b) => b.lang === 'sh');
 
-describe('README: Scripting edge cases', () => {
+describe('docs/qa.md', () => {
   it.each([
     '/mock/tokens',
     '/mock/clock',
@@ -16,6 +14,7 @@ describe('README: Scripting edge cases', () => {
     '/mock/keys',
     '/mock/sessions',
     '/mock/fixtures',
+    '/mock/requests',
     'mock-idp token --server',
     'mock-idp token --key',
     '--watch',
@@ -23,9 +22,10 @@ describe('README: Scripting edge cases', () => {
     expect(shell.map((b) => b.body).join('\n')).toContain(part);
   });
 
-  it('pins its vitest example to a test file', () => {
+  it('pins its vitest examples to test files', () => {
     expect(blocks.filter((b) => b.file !== undefined).map((b) => b.file)).toEqual([
       'test/qa/docs-example.test.ts',
+      'test/examples/workbench.test.ts',
     ]);
   });
 });
