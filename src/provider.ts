@@ -4,7 +4,6 @@
 import type { Clock } from './clock.js';
 import type { Client, Realm } from './fixtures/realm.js';
 import type { Ids } from './ids.js';
-import { BoundedMemo } from './memo.js';
 import type { KeyStore } from './keys/key-store.js';
 import { MemoryStore, type Session, type StateStore } from './oauth/store.js';
 import { addClient, deleteClient } from './oauth/registration.js';
@@ -21,8 +20,6 @@ export function realmIssuer(fixedIssuer: string | undefined, realm: Realm, origi
 
 export class Provider implements RealmContext {
   #realm: Realm;
-  /** The issuer for each request origin: one string per origin, not one per request; 64 kept (a realm is reached under a few host names). */
-  readonly #derivedIssuers = new BoundedMemo<string>(64);
   #generation = 0;
   readonly clock: Clock;
   readonly ids: Ids;
@@ -96,14 +93,13 @@ export class Provider implements RealmContext {
   /** Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end. */
   replaceRealm(realm: Realm): void {
     this.#realm = realm;
-    this.#derivedIssuers.clear();
     this.#generation++;
     this.#rememberEndedSessions();
   }
 
-  /** The realm base URL for a request origin (`http://host:port`): {@link realmIssuer}, kept per origin. */
+  /** The realm base URL for a request origin (`http://host:port`): {@link realmIssuer}. */
   issuerFor(origin: string): string {
-    return this.#derivedIssuers.remember(origin, () => realmIssuer(this.fixedIssuer, this.#realm, origin));
+    return realmIssuer(this.fixedIssuer, this.#realm, origin);
   }
 
   /**

@@ -97,6 +97,9 @@ export function createApp(
   app.disable('etag');
   app.set('query parser', 'simple');
   app.set('case sensitive routing', true);
+  // X-Forwarded-Proto and -Host are taken from any peer: a mock behind a test proxy or port mapping
+  // names the origin its clients see (src/http/origin.ts).
+  app.set('trust proxy', true);
   app.use(requestLog(first.provider, log));
 
   app.get('/health', (_req, res) => {

@@ -1,28 +1,36 @@
 // CORS for browser clients, as Keycloak's web origins: a client's registered origins may call the realm;
-// discovery and the JWKS are public to any origin.
-import type { RequestHandler } from 'express';
+// discovery and the JWKS are public to any origin. Other origins, and requests without Origin, get no headers.
+import corsMiddleware, { type CorsOptions } from 'cors';
+import type { Request, RequestHandler } from 'express';
 import type { RealmContext } from '../realm-context.js';
 import { PATHS } from './paths.js';
 
 const PUBLIC_PATHS = new Set<string>([PATHS.discovery, PATHS.certs]);
 
+const ALLOWED = {
+  methods: 'GET, POST, OPTIONS',
+  allowedHeaders: 'Authorization, Content-Type',
+  maxAge: 3600,
+  preflightContinue: true,
+} satisfies CorsOptions;
+
 export function cors(p: RealmContext): RequestHandler {
-  return (req, res, next) => {
+  const headers = corsMiddleware<Request>((req, callback) => {
     const origin = req.headers.origin;
-    if (origin === undefined) return next();
-    if (PUBLIC_PATHS.has(req.path)) {
-      res.setHeader('Access-Control-Allow-Origin', '*');
-    } else if (p.realm.webOrigins.has(origin)) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-      res.append('Vary', 'Origin');
-    } else {
-      return next();
-    }
-    if (req.method !== 'OPTIONS') return next();
-    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
-    res.setHeader('Access-Control-Max-Age', '3600');
-    res.status(204).end();
+    if (origin === undefined) callback(null, { origin: false });
+    else if (PUBLIC_PATHS.has(req.path)) callback(null, { ...ALLOWED, origin: '*' });
+    // A fixed origin string: the package answers with it and adds Vary: Origin.
+    else if (p.realm.webOrigins.has(origin)) callback(null, { ...ALLOWED, origin, credentials: true });
+    else callback(null, { origin: false });
+  });
+  // An allowed preflight is answered here: the package's own 204 carries Content-Length: 0, which a 204 must not.
+  return (req, res, next) => {
+    headers(req, res, (err?: unknown) => {
+      if (err !== undefined || req.method !== 'OPTIONS' || !res.hasHeader('Access-Control-Allow-Origin')) {
+        next(err);
+      } else {
+        res.status(204).end();
+      }
+    });
   };
 }

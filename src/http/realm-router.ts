@@ -29,8 +29,6 @@ export interface RealmHooks {
   realmRoutes?: (router: express.Router) => void;
 }
 
-const FORM_LIMIT = 64 * 1024;
-
 /** The methods the JSON endpoints allow; anything else is 405 with Allow. */
 const ALLOWED: readonly (readonly [string, string])[] = [
   [PATHS.token, 'POST'],
@@ -44,7 +42,6 @@ const ALLOWED: readonly (readonly [string, string])[] = [
 
 export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): express.Router {
   const realm = express.Router({ caseSensitive: true, strict: false });
-  const form = formBody(FORM_LIMIT, 100);
   // Synchronous when the hook answers at once (no fault pending): no promise or microtask per request.
   const endpoint =
     (name: EndpointName): RequestHandler =>
@@ -59,14 +56,14 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.use(cors(p));
   // Every path below is a distinct literal: the order only decides how many a request is matched against
   // before its own, so the busiest come first.
-  realm.post(PATHS.token, endpoint('token'), form, tokenHandler(p));
-  realm.all(PATHS.auth, endpoint('auth'), form, authorizeHandler(p));
+  realm.post(PATHS.token, endpoint('token'), formBody, tokenHandler(p));
+  realm.all(PATHS.auth, endpoint('auth'), formBody, authorizeHandler(p));
   realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
   realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
-  realm.post(PATHS.introspect, endpoint('introspect'), form, introspectHandler(p));
-  realm.all(PATHS.userinfo, endpoint('userinfo'), form, userinfoHandler(p));
-  realm.all(PATHS.logout, endpoint('logout'), form, logoutHandler(p));
-  realm.post(PATHS.revoke, endpoint('revoke'), form, revokeHandler(p));
+  realm.post(PATHS.introspect, endpoint('introspect'), formBody, introspectHandler(p));
+  realm.all(PATHS.userinfo, endpoint('userinfo'), formBody, userinfoHandler(p));
+  realm.all(PATHS.logout, endpoint('logout'), formBody, logoutHandler(p));
+  realm.post(PATHS.revoke, endpoint('revoke'), formBody, revokeHandler(p));
   realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
   realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
   realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));

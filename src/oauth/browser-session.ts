@@ -1,8 +1,8 @@
 // The browser half of a session: Keycloak's session cookies, and OIDC Session Management's session_state.
 import { hash } from 'node:crypto';
+import { parse as parseCookies } from 'cookie';
 import { jwtVerify } from 'jose';
 import type { RealmContext } from '../realm-context.js';
-import { BoundedMemo } from '../memo.js';
 import { hmacKey, signHs256 } from '../tokens/sign.js';
 import type { Session } from './store.js';
 
@@ -13,25 +13,14 @@ export const SESSION_COOKIE = 'KEYCLOAK_SESSION';
 
 const IDENTITY_TYP = 'Serialized-ID';
 
-/** The last browser state made: a sign-in asks for its session's twice (session_state, then the cookie). */
-let lastState = { sessionId: '', state: '' };
-
 /** The OP browser state of OIDC Session Management: base64url(SHA-256(session id)), the KEYCLOAK_SESSION value. */
 export function browserState(sessionId: string): string {
-  if (lastState.sessionId === sessionId) return lastState.state;
-  const state = hash('sha256', sessionId, 'base64url');
-  lastState = { sessionId, state };
-  return state;
+  return hash('sha256', sessionId, 'base64url');
 }
 
 function stateHash(clientId: string, origin: string, sessionId: string, salt: string): string {
   return hash('sha256', `${clientId} ${origin} ${browserState(sessionId)} ${salt}`, 'hex');
 }
-
-/** Origins of redirect URIs (a client's few registered ones, by the look of it): one URL parse each. */
-const redirectOrigins = new BoundedMemo<string>(256);
-/** Cookie attributes by issuer (a realm is reached under a few host names). */
-const cookieAttributes = new BoundedMemo<string>(256);
 
 /**
  * `session_state` as OIDC Session Management 1.0 §3 computes it: SHA-256 over client id, the origin of
@@ -43,8 +32,7 @@ export function sessionStateFor(
   sessionId: string,
   salt: string,
 ): string {
-  const origin = redirectOrigins.remember(redirectUri, (uri) => new URL(uri).origin);
-  return `${stateHash(clientId, origin, sessionId, salt)}.${salt}`;
+  return `${stateHash(clientId, new URL(redirectUri).origin, sessionId, salt)}.${salt}`;
 }
 
 /**
@@ -63,21 +51,6 @@ export function sessionUnchanged(
   return held.slice(0, dot) === stateHash(clientId, origin, sessionId, held.slice(dot + 1));
 }
 
-/** Cookie name → value of a Cookie header; malformed parts are skipped. */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const cookies = new Map<string, string>();
-  if (header === undefined) return cookies;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    let value = part.slice(eq + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    if (!cookies.has(name)) cookies.set(name, value);
-  }
-  return cookies;
-}
-
 /**
  * The active browser session named by the request's cookies, or undefined: no cookie, a tampered or
  * foreign one, a session that ended or idled out, fixtures replaced since, or sessions turned off.
@@ -86,8 +59,8 @@ export async function browserSession(
   p: RealmContext,
   cookieHeader: string | undefined,
 ): Promise<Session | undefined> {
-  if (!p.realm.sso) return undefined;
-  const identity = parseCookies(cookieHeader).get(IDENTITY_COOKIE);
+  if (!p.realm.sso || cookieHeader === undefined) return undefined;
+  const identity = parseCookies(cookieHeader)[IDENTITY_COOKIE];
   if (identity === undefined || identity === '') return undefined;
   let payload;
   try {
@@ -110,11 +83,9 @@ export interface CookieScope {
 }
 
 function attributes(scope: CookieScope): string {
-  return cookieAttributes.remember(scope.issuer, (issuer) => {
-    const url = new URL(issuer);
-    const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
-    return url.protocol === 'https:' ? `Path=${path}; SameSite=None; Secure` : `Path=${path}; SameSite=Lax`;
-  });
+  const url = new URL(scope.issuer);
+  const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+  return url.protocol === 'https:' ? `Path=${path}; SameSite=None; Secure` : `Path=${path}; SameSite=Lax`;
 }
 
 /** Set-Cookie values that bind the browser to `session` (session cookies: gone when the browser closes). */

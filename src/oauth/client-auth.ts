@@ -5,7 +5,6 @@ import type { Client } from '../fixtures/realm.js';
 import type { AuthMethod } from '../fixtures/schema.js';
 import type { RealmContext } from '../realm-context.js';
 import { Clock } from '../clock.js';
-import { BoundedMemo } from '../memo.js';
 import { explained, invalidClient, invalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
 import { ASSERTION_TOLERANCE_S } from './store.js';
@@ -25,14 +24,7 @@ export interface AuthenticatedClient {
   method: AuthMethod;
 }
 
-/** Basic headers read, by header: a client sends the same one with every request. Only readable ones. */
-const basicHeaders = new BoundedMemo<{ id: string; secret: string }>(64);
-
 function parseBasic(header: string): { id: string; secret: string } {
-  return basicHeaders.remember(header, readBasic);
-}
-
-function readBasic(header: string): { id: string; secret: string } {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   const decoded = match?.[1] !== undefined ? Buffer.from(match[1], 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');

@@ -1,6 +1,5 @@
 // redirect_uri and post_logout_redirect_uri rules: exact match, or a registered value ending in * matches as a prefix.
 import type { Client } from '../fixtures/realm.js';
-import { BoundedMemo } from '../memo.js';
 
 /**
  * Whether `uri` may receive codes for `client`. An absolute URI without fragment (RFC 6749 §3.1.2) and
@@ -10,15 +9,10 @@ export function isRegisteredRedirect(client: Client, uri: string): boolean {
   return wellFormed(uri) && client.redirectUris.some((registered) => matchesRegistered(registered, uri));
 }
 
-/** Whether URIs were well formed, by URI: a client's authorize requests name the same few. */
-const formed = new BoundedMemo<boolean>(256);
-
 /** An absolute URI without fragment and user info. */
 function wellFormed(uri: string): boolean {
-  return formed.remember(uri, () => {
-    const url = URL.canParse(uri) ? new URL(uri) : undefined;
-    return url !== undefined && url.username === '' && url.password === '' && !uri.includes('#');
-  });
+  const url = URL.canParse(uri) ? new URL(uri) : undefined;
+  return url !== undefined && url.username === '' && url.password === '' && !uri.includes('#');
 }
 
 /** As Keycloak matches: exact, or a prefix for a trailing `*`; a registered `{base}/*` also accepts the bare `{base}`. */

@@ -1,6 +1,5 @@
 // Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
-import { BoundedMemo } from '../memo.js';
 import { releasedClaims } from './placement.js';
 
 /** What an authorization (code, client credentials, refresh) granted: the input of every builder. */
@@ -38,9 +37,7 @@ export interface Access {
 
 /**
  * What the claim builders derive from a realm, a subject and the granted scopes alone: the access (audiences,
- * roles), the `scope` text and the released user claims per target. A realm's subjects and scopes never change
- * (PUT /mock/fixtures builds new ones), so this is kept per subject and scope set: a token request then builds
- * none of it. The objects are shared by every token built from them: frozen, and never changed by a builder.
+ * roles), the `scope` text and the released user claims per target, made once per token.
  */
 interface Derived {
   access: Access;
@@ -48,22 +45,8 @@ interface Derived {
   released: Map<string, Claims>;
 }
 
-const derivedBySubject = new WeakMap<Realm, WeakMap<Subject, BoundedMemo<Derived>>>();
-/** Scope sets kept per subject (a client asks for one or two; a test may try many). */
-const DERIVED_PER_SUBJECT = 16;
-
 function derivedOf(realm: Realm, grant: Grant): Derived {
-  let bySubject = derivedBySubject.get(realm);
-  if (bySubject === undefined) derivedBySubject.set(realm, (bySubject = new WeakMap()));
-  let byScopes = bySubject.get(grant.subject);
-  if (byScopes === undefined) bySubject.set(grant.subject, (byScopes = new BoundedMemo(DERIVED_PER_SUBJECT)));
-  return byScopes.remember(grant.scopes.join(' '), (scope) => {
-    const access = accessOf(realm, grant);
-    for (const { roles } of Object.values(access.resourceAccess)) Object.freeze(roles);
-    Object.freeze(access.resourceAccess);
-    Object.freeze(access.aud);
-    return { access: Object.freeze(access), scope, released: new Map() };
-  });
+  return { access: accessOf(realm, grant), scope: grant.scopes.join(' '), released: new Map() };
 }
 
 /** realm_access, resource_access and the audiences of a grant. */

@@ -1,7 +1,6 @@
 // GET|POST /protocol/openid-connect/auth: issues codes and front-channel tokens; the browser's session, login_hint or the login page picks the user.
 import type { RequestHandler, Response } from 'express';
 import type { RealmContext } from '../../realm-context.js';
-import { BoundedMemo } from '../../memo.js';
 import type { Subject } from '../../fixtures/realm.js';
 import { userByHint } from '../../fixtures/realm.js';
 import {
@@ -44,14 +43,9 @@ function respond(
   res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': '0' }).end();
 }
 
-/** Whether redirect URIs are written as a URL writes them (no fragment), by URI: a client uses the same few. */
-const normalizedUris = new BoundedMemo<boolean>(256);
-
+/** Whether a redirect URI is written as a URL writes it (no fragment). */
 function normalized(uri: string): boolean {
-  return normalizedUris.remember(
-    uri,
-    () => !uri.includes('#') && URL.canParse(uri) && new URL(uri).href === uri,
-  );
+  return !uri.includes('#') && URL.canParse(uri) && new URL(uri).href === uri;
 }
 
 /** Sends an error to a known-good redirect URI, in the response mode the request asked for. */

@@ -1,4 +1,4 @@
-// GET /.well-known/openid-configuration: the interface document's fields and values, built once per issuer.
+// GET /.well-known/openid-configuration: the interface document's fields and values for the request's issuer.
 import type { RequestHandler } from 'express';
 import { SUBJECT_TYPES } from '../../fixtures/schema.js';
 import { RESPONSE_TYPES } from '../../oauth/authorize.js';
@@ -6,7 +6,6 @@ import { GRANT_TYPES } from '../../oauth/grants/registry.js';
 import { PATHS } from '../paths.js';
 import { issuerOf, sendJson } from '../context.js';
 import type { RealmContext } from '../../realm-context.js';
-import { BoundedMemo } from '../../memo.js';
 
 /** `scopes`: the realm's scopes (built-in and from the fixtures), for `scopes_supported`. */
 export function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {
@@ -55,18 +54,8 @@ export function discoveryDocument(issuer: string, scopes: readonly string[]): Re
 }
 
 export function discoveryHandler(p: RealmContext): RequestHandler {
-  const cache = new BoundedMemo<string>(64);
-  let cachedFor = p.realm;
   return (_req, res) => {
-    const issuer = issuerOf(res);
-    // Replaced fixtures (PUT /mock/fixtures, --watch) may bring other scopes.
-    if (p.realm !== cachedFor) {
-      cache.clear();
-      cachedFor = p.realm;
-    }
-    const body = cache.remember(issuer, () =>
-      JSON.stringify(discoveryDocument(issuer, [...p.realm.scopes.keys()])),
-    );
+    const body = discoveryDocument(issuerOf(res), [...p.realm.scopes.keys()]);
     sendJson(res, 200, body, { 'Cache-Control': 'no-cache' });
   };
 }
