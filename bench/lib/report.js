@@ -195,11 +195,8 @@ export function fixtureRows(fx) {
       status: check(fx.linearity, (x) => x < 5),
     },
     {
-      metric: '  the same load in a started process, no V8 flags (library use)',
-      value:
-        fx.loadInProcess50000BinFlags == null
-          ? wallCpu(fx.loadInProcess50000)
-          : `${wallCpu(fx.loadInProcess50000)} (binary's node flags: ${wallCpu(fx.loadInProcess50000BinFlags)})`,
+      metric: '  the same load in a started process (library use)',
+      value: wallCpu(fx.loadInProcess50000),
       target: '< 1,000 ms wall',
       status: underASecond(fx.loadInProcess50000),
     },
