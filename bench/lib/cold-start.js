@@ -1,6 +1,6 @@
 // Cold start: process spawn → `listening on` line → first successful client_credentials token. Each run also
-// times Node's own start (`node -e 0`, spawn → exit), the part of a cold
-// start no change to mock-idp can shorten: on a shared host it moves by a quarter from one hour to the next.
+// times Node's own start (`node -e 0`, spawn → exit), the part of a cold start no change to mock-idp can
+// shorten: on a shared host it moves by a quarter from one hour to the next.
 import { spawn } from 'node:child_process';
 import { kill } from './children.js';
 import { clientCredentials, endpoints, jwtAlgs, until200 } from './http.js';

@@ -80,7 +80,7 @@ export function evaluate(r) {
       status: check(cs?.spawnToListeningMs?.median, (x) => x <= 250),
     },
     {
-      metric: `  of which Node's own start: node [the same flags] -e 0, spawn → exit (median of ${cs?.runs ?? '?'})`,
+      metric: `  of which Node's own start: node -e 0, spawn → exit (median of ${cs?.runs ?? '?'})`,
       value: fmt(cs?.nodeOnlyMs?.median, ' ms'),
     },
     {

@@ -1,9 +1,8 @@
 // The process bench/lib/sessions.js measures: mock-idp started through the library (the built dist/, the
-// bench fixtures, the memory store), then N
-// browser sign-ins made in-process by the same code the HTTP endpoints run, minus HTTP and the token
-// signatures (tokens are not stored): a browser session opened, an authorization code issued
-// (session_state, PKCE-less code record), the code exchanged (taken, marked spent) and the session touched
-// as a token response touches it. What the store holds after that is what N real sign-ins leave. Prints
+// bench fixtures, the memory store), then N browser sign-ins made in-process by the same code the HTTP
+// endpoints run, minus HTTP and the token signatures (tokens are not stored): a browser session opened, an
+// authorization code issued (session_state, PKCE-less code record), the code exchanged (taken, marked
+// spent) and the session touched as a token response touches it. What the store holds after that is what N real sign-ins leave. Prints
 // `listening on URL`, then `sessions N` once they exist.
 // Usage: node bench/lib/sessions-child.js N
 import { startMockIdp } from '../../dist/index.js';
