@@ -1,10 +1,10 @@
 // Bundles the CLI and its dependencies into one file, dist/cli.js, with esbuild's plain build API (run by
 // `npm run build`): one file loads far faster than the few hundred modules express, zod and yaml bring:
 // spawn → listening 35–45 % shorter than running dist/ directly (npm run bench, cold start; the first token
-// gains as much with a fixed --key, less when it waits for the generated key). The
-// fixtures worker's entry is bundled beside it the same way (the fixtures module starts `fixtures-worker.js`
-// beside the module holding it), so that the CLI needs no node_modules: the Docker image ships these two
-// files and the Redis client only.
+// gains as much with a fixed --key, less when it waits for the generated key). The fixtures worker's entry
+// is bundled beside it the same way (the fixtures module starts `fixtures-worker.js` beside the module
+// holding it), so that the CLI needs no node_modules: the Docker image ships these two files and the Redis
+// client only.
 import { build } from 'esbuild';
 
 /** @type {import('esbuild').BuildOptions} */
