@@ -7,8 +7,8 @@
 # Behind a TLS-intercepting proxy, hand its CA bundle to npm as a BuildKit secret:
 #   DOCKER_BUILDKIT=1 docker build --secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt -t mock-idp .
 
-# ---- build: dev dependencies, tsc, one esbuild bundle of the CLI and everything it imports, and its V8 code
-#      caches, made by this Node under the flags of the entrypoint below (see scripts/code-cache.js)
+# ---- build: dev dependencies, tsc, one esbuild bundle of the CLI and everything it imports (and one of the
+#      fixtures worker), see scripts/bundle-cli.js
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
@@ -24,20 +24,20 @@ COPY scripts ./scripts
 COPY bin ./bin
 COPY src ./src
 COPY fixtures ./fixtures
-# The image keeps the package layout (bin/ beside dist/ and fixtures/) so the CLI finds the default fixtures.
-# The bin is CommonJS (bin/package.json says so); it runs dist/cli.script.js from the code cache made above
-# for the entrypoint's flags. The Redis client (--store redis://...), which the bundle leaves out and
-# require()s when asked for, is one more bundle where require('ioredis') finds it.
+# The image keeps the package layout (bin/ beside dist/ and fixtures/, package.json above them: ES modules,
+# the version) so the CLI finds the default fixtures. The Redis client (--store redis://...), which the bundle
+# leaves out and imports when asked for, is one more bundle where import('ioredis') finds it.
 RUN npm run build \
  && mkdir -p /out/bin /out/dist \
- && cp bin/mock-idp.js bin/code-cache.js bin/package.json /out/bin/ \
- && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.script.js dist/fixtures-worker.script.*.cache /out/dist/ \
+ && cp package.json /out/ \
+ && cp bin/mock-idp.js /out/bin/ \
+ && cp dist/cli.js dist/fixtures-worker.js /out/dist/ \
  && npx esbuild "$(node -p "require.resolve('ioredis')")" --bundle --platform=node --target=node20 --format=cjs \
       --minify-whitespace --legal-comments=none --outfile=/out/node_modules/ioredis/index.js \
  && cp -r fixtures /out/fixtures
 
-# ---- runtime: node, the bin, the CLI bundle and the fixtures worker's bundle with their code caches, the Redis
-#      client's bundle, the bundled fixtures; no npm install, no npm cache
+# ---- runtime: node, the bin, the CLI bundle and the fixtures worker's bundle, the Redis client's bundle, the
+#      bundled fixtures; no npm install, no npm cache
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app

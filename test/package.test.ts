@@ -20,9 +20,8 @@ beforeAll(async () => {
 describe('npm pack', () => {
   it.each([
     'bin/mock-idp.js',
-    'bin/package.json',
-    'dist/cli.script.js',
-    'dist/fixtures-worker.script.js',
+    'dist/cli.js',
+    'dist/fixtures-worker.js',
     'dist/index.js',
     'dist/index.cjs',
     'dist/index.d.ts',
@@ -38,13 +37,6 @@ describe('npm pack', () => {
     'package.json',
   ])('ships %s', (path) => {
     expect(files).toContain(path);
-  });
-
-  it('ships the code caches of the CLI bundle and the fixtures worker’s, made without node flags as the bin runs (scripts/code-cache.js)', () => {
-    expect(files.filter((f) => /^dist\/cli\.script\.\w+\.v[\w.-]+\.cache$/.test(f))).toHaveLength(1);
-    expect(files.filter((f) => /^dist\/fixtures-worker\.script\.\w+\.v[\w.-]+\.cache$/.test(f))).toHaveLength(
-      1,
-    );
   });
 
   it('ships no sources, tests, source maps or dev files', () => {

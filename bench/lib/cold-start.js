@@ -1,17 +1,17 @@
 // Cold start: process spawn → `listening on` line → first successful client_credentials token. Each run also
-// times Node's own start with the same flags (`node [shebang flags] -e 0`, spawn → exit), the part of a cold
-// start no change to mock-idp can shorten: on a shared host it moves by a quarter from one hour to the next.
+// times Node's own start (`node -e 0`, spawn → exit), the part of a cold start no change to mock-idp can
+// shorten: on a shared host it moves by a quarter from one hour to the next.
 import { spawn } from 'node:child_process';
 import { kill } from './children.js';
 import { clientCredentials, endpoints, jwtAlgs, until200 } from './http.js';
-import { BIN, shebangFlags, startMockIdp } from './mock-idp.js';
+import { startMockIdp } from './mock-idp.js';
 import { median, round } from './stats.js';
 
-/** Spawn → exit of `node [flags] -e 0`, in ms. @param {string[]} flags @returns {Promise<number>} */
-function nodeStart(flags) {
+/** Spawn → exit of `node -e 0`, in ms. @returns {Promise<number>} */
+function nodeStart() {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...flags, '-e', '0'], { stdio: 'ignore' });
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
     child.on('error', reject);
     child.on('exit', (code) =>
       code === 0 ? resolve(performance.now() - t0) : reject(new Error(`node -e 0 exited ${String(code)}`)),
@@ -28,7 +28,7 @@ export async function measureColdStart({ runs, extra = [] }) {
   /** @type {number[]} */ const nodeOnly = [];
   /** @type {Record<string, number>} */ let algs = {};
   for (let i = 0; i < runs; i++) {
-    nodeOnly.push(await nodeStart(shebangFlags(BIN)));
+    nodeOnly.push(await nodeStart());
     const server = await startMockIdp({ extra });
     try {
       const { token } = endpoints(server.base);

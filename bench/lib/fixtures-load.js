@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { cpuSeconds, kill } from './children.js';
-import { BIN, FIXTURES, ROOT, shebangFlags, startMockIdp } from './mock-idp.js';
+import { BIN, FIXTURES, ROOT, startMockIdp } from './mock-idp.js';
 
 /** A valid fixtures file with `n` users, each with a few claims and roles (about 130 bytes a user). */
 export function fixturesWithUsers(n) {
@@ -39,13 +39,13 @@ const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 /**
  * Wall time of `mock-idp check FILE` (includes Node's start and loading the CLI, ~0.25 s of CPU), and its
- * CPU time where /usr/bin/time can tell, each the best of `runs`, with the heap flags of the binary's
- * first line, as a user's `mock-idp check` runs.
+ * CPU time where /usr/bin/time can tell, each the best of `runs`, as a user's
+ * `mock-idp check` runs.
  */
 async function timeCheck(file, runs) {
   let best = { wallMs: Infinity, cpuMs: /** @type {number | null} */ (Infinity) };
   for (let i = 0; i < runs; i++) {
-    const node = [process.execPath, ...shebangFlags(BIN), BIN, 'check', file];
+    const node = [process.execPath, BIN, 'check', file];
     const [command, ...args] = TIME !== undefined ? [TIME, '-f', 'cpu %U %S', ...node] : node;
     const t0 = performance.now();
     const { code, stderr } = await new Promise((resolve) => {
@@ -212,10 +212,6 @@ export async function measureFixturesLoad({ runs = 3, dir }) {
   const check50000 = await timeCheck(big, runs);
   const loadInProcessSmall = await timeLoadInProcess(small, runs);
   const loadInProcess = await timeLoadInProcess(big, runs);
-  // Again under the bin's node flags, when its shebang has any (none since the server sets its heap flags
-  // at run time, src/heap-flags.ts): the same load twice would only measure the noise.
-  const binFlags = shebangFlags(BIN);
-  const loadInProcessBinFlags = binFlags.length > 0 ? await timeLoadInProcess(big, runs, binFlags) : null;
   const serveStart50000 = await timeServeStart(big, runs);
   const serveStartBundled = await timeServeStart(FIXTURES, runs);
   const putAfterBigStart = await firstPutAfterBigStart(big, bigText, runs);
@@ -260,7 +256,6 @@ export async function measureFixturesLoad({ runs = 3, dir }) {
       linearity: Math.round((loadInProcess.cpuMs / loadInProcessSmall.cpuMs) * 100) / 100,
       loadInProcess12500: loadInProcessSmall,
       loadInProcess50000: loadInProcess,
-      loadInProcess50000BinFlags: loadInProcessBinFlags,
       serveStart50000,
       serveStartBundled,
       putFixturesFirst: first,

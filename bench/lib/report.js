@@ -80,7 +80,7 @@ export function evaluate(r) {
       status: check(cs?.spawnToListeningMs?.median, (x) => x <= 250),
     },
     {
-      metric: `  of which Node's own start: node [the same flags] -e 0, spawn → exit (median of ${cs?.runs ?? '?'})`,
+      metric: `  of which Node's own start: node -e 0, spawn → exit (median of ${cs?.runs ?? '?'})`,
       value: fmt(cs?.nodeOnlyMs?.median, ' ms'),
     },
     {
@@ -195,11 +195,8 @@ export function fixtureRows(fx) {
       status: check(fx.linearity, (x) => x < 5),
     },
     {
-      metric: '  the same load in a started process, no V8 flags (library use)',
-      value:
-        fx.loadInProcess50000BinFlags == null
-          ? wallCpu(fx.loadInProcess50000)
-          : `${wallCpu(fx.loadInProcess50000)} (binary's node flags: ${wallCpu(fx.loadInProcess50000BinFlags)})`,
+      metric: '  the same load in a started process (library use)',
+      value: wallCpu(fx.loadInProcess50000),
       target: '< 1,000 ms wall',
       status: underASecond(fx.loadInProcess50000),
     },

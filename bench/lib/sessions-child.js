@@ -1,12 +1,10 @@
 // The process bench/lib/sessions.js measures: mock-idp started through the library (the built dist/, the
-// bench fixtures, the memory store) with the heap flags the CLI's server sets (src/heap-flags.ts), then N
-// browser sign-ins made in-process by the same code the HTTP endpoints run, minus HTTP and the token
-// signatures (tokens are not stored): a browser session opened, an authorization code issued
-// (session_state, PKCE-less code record), the code exchanged (taken, marked spent) and the session touched
-// as a token response touches it. What the store holds after that is what N real sign-ins leave. Prints
+// bench fixtures, the memory store), then N browser sign-ins made in-process by the same code the HTTP
+// endpoints run, minus HTTP and the token signatures (tokens are not stored): a browser session opened, an
+// authorization code issued (session_state, PKCE-less code record), the code exchanged (taken, marked
+// spent) and the session touched as a token response touches it. What the store holds after that is what N real sign-ins leave. Prints
 // `listening on URL`, then `sessions N` once they exist.
-// Usage: node [flags] bench/lib/sessions-child.js N
-import { settleServerHeap } from '../../dist/heap-flags.js';
+// Usage: node bench/lib/sessions-child.js N
 import { startMockIdp } from '../../dist/index.js';
 import { checkAuthorizeRequest, issueAuthorizeResponse } from '../../dist/oauth/authorize.js';
 import { grantAuthorizationCode } from '../../dist/oauth/grants/authorization-code.js';
@@ -15,8 +13,6 @@ import { Params } from '../../dist/oauth/params.js';
 const count = Number(process.argv[2] ?? 100000);
 const idp = await startMockIdp({ fixtures: 'bench/fixtures.yaml', port: 0 });
 const p = idp.provider;
-// As the CLI's server does once it listens.
-settleServerHeap();
 console.log(`listening on ${idp.issuer}`);
 
 const client = p.realm.clients.get('bench-web');

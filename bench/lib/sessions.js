@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kill, spawnNode } from './children.js';
 import { request } from './http.js';
-import { BIN, ROOT, shebangFlags } from './mock-idp.js';
+import { ROOT } from './mock-idp.js';
 import { median, percentile, round } from './stats.js';
 
 /** @param {number | undefined} pid @returns {number | null} VmRSS in MiB */
@@ -21,12 +21,12 @@ function rssMiB(pid) {
 }
 
 /**
- * Starts a process with `count` sessions (the bin's heap flags) and resolves once they exist.
+ * Starts a process with `count` sessions and resolves once they exist.
  * @param {number} count
  */
 async function withSessions(count) {
   const t0 = performance.now();
-  const started = await spawnNode([...shebangFlags(BIN), 'bench/lib/sessions-child.js', String(count)], {
+  const started = await spawnNode(['bench/lib/sessions-child.js', String(count)], {
     cwd: ROOT,
     ready: /listening on (\S+)[\s\S]*sessions \d+/,
     timeoutMs: 600_000,

@@ -1,9 +1,9 @@
-// `mock-idp users --count 100000`: spawn → exit of the real binary (with its shebang's node flags) writing its YAML into a pipe that is
+// `mock-idp users --count 100000`: spawn → exit of the real binary writing its YAML into a pipe that is
 // read and discarded, as `mock-idp users ... > file` would; the target is under 2 s.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { BIN, ROOT, shebangFlags } from './mock-idp.js';
+import { BIN, ROOT } from './mock-idp.js';
 import { median, round } from './stats.js';
 
 /** CPU seconds of this process's finished children (Linux /proc; null elsewhere). */
@@ -22,7 +22,7 @@ function runOnce(args) {
   return new Promise((resolve, reject) => {
     const cpu0 = childrenCpuS();
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...shebangFlags(BIN), BIN, ...args], {
+    const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

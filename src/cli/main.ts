@@ -1,4 +1,4 @@
-// Process entry of the CLI (bundled into dist/cli.script.js): the ephemeral signing key starts generating on the
+// Process entry of the CLI (run by bin/mock-idp.js): the ephemeral signing key starts generating on the
 // thread pool before the rest of the program loads, so the two overlap at cold start.
 import { startEphemeralKey } from '../keys/ephemeral.js';
 

@@ -1,7 +1,6 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
 import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
-import { settleServerHeap } from '../heap-flags.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
 
@@ -68,9 +67,6 @@ function builtinsLine(): string | undefined {
   return `mock-idp debug: modules: built-ins loaded at the ready line: ${names.join(' ')}`;
 }
 
-/** `MOCK_IDP_DEBUG=heap`: say when the server's run-time heap flags are set. */
-const DEBUG_HEAP = (process.env['MOCK_IDP_DEBUG'] ?? '').split(',').includes('heap');
-
 /** How long SIGINT/SIGTERM lets requests in flight finish before their connections are closed. */
 export const DRAIN_MS = 10_000;
 
@@ -117,9 +113,6 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
       for (const realm of realms) io.stdout(readyLine(realm));
       const builtins = builtinsLine();
       if (builtins !== undefined) io.stderr(builtins);
-      // After the start's code has compiled (heap-flags.ts says why not on node's command line).
-      const heap = settleServerHeap();
-      if (heap !== undefined && DEBUG_HEAP) io.stderr(`mock-idp debug: heap: ${heap}`);
     });
   } catch (err) {
     closeWatchers();

@@ -138,10 +138,8 @@ export class MockIdpContainer extends GenericContainer {
     const fixtures = (await readdir(`${PACKAGE_ROOT}fixtures`)).map((name) => file(`fixtures/${name}`));
     this.withCopyFilesToContainer([
       file('bin/mock-idp.js'),
-      file('bin/code-cache.js'),
-      file('bin/package.json'),
-      file('dist/cli.script.js'),
-      file('dist/fixtures-worker.script.js'),
+      file('dist/cli.js'),
+      file('dist/fixtures-worker.js'),
       file('package.json'),
       ...fixtures,
     ])

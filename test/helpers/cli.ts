@@ -18,7 +18,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-const BUILT = join(ROOT, 'dist', 'cli.script.js');
+const BUILT = join(ROOT, 'dist', 'cli.js');
 const LOCK = join(
   tmpdir(),
   `mock-idp-test-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`,
