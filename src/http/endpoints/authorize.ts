@@ -227,10 +227,9 @@ async function issue(
 
 export function authorizeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
-    const x: Exchange = { p, req, res, issuer: '' };
+    const x: Exchange = { p, req, res, issuer: issuerOf(res) };
     const query = readParams(x);
     if (query === undefined) return;
-    x.issuer = issuerOf(res);
     const client = await checkClient(x, query);
     if (client === undefined) return;
     const params = await checkRequestObject(x, query, client);
