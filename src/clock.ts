@@ -30,6 +30,7 @@ export const MAX_INSTANT_MS = 253_402_300_799_000;
 
 /** A time outside what the clock can show (1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z), or not a time at all. */
 export class ClockRangeError extends RangeError {
+  readonly code = 'ERR_CLOCK_RANGE' as const;
   override name = 'ClockRangeError';
 }
 

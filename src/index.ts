@@ -26,6 +26,7 @@ export type {
 } from './fixtures/schema.js';
 export { Clock, type ClockSetting, type ClockState } from './clock.js';
 export { OAuthError, type OAuthErrorCode } from './oauth/errors.js';
+export type { MockIdpError, MockIdpErrorCode } from './errors.js';
 export type { LogLevel } from './log.js';
 
 /** Loads and validates fixtures from a YAML/JSON file path or an object; throws FixturesError listing every problem. */

@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, ServerResponse, type RequestListener, ty
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Clock, parseInstant } from './clock.js';
+import { ListenError } from './errors.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
 import { FixturesError } from './fixtures/errors.js';
 import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from './fixtures/parse-worker.js';
@@ -325,7 +326,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
           : err.code === 'EADDRNOTAVAIL'
             ? `address ${host} is not available`
             : err.message;
-      reject(new Error(`cannot listen on ${host}:${port}: ${reason}`));
+      reject(new ListenError(`cannot listen on ${host}:${port}: ${reason}`));
     };
     server.once('error', onError);
     server.listen(port, host, () => {

@@ -26,6 +26,7 @@ export interface TokenFlowRequest {
 
 /** A flow that could not run, or an answer that was not a token response. */
 export class TokenFlowError extends Error {
+  readonly code = 'ERR_TOKEN_FLOW' as const;
   readonly status: number | undefined;
   constructor(message: string, status?: number) {
     super(message);

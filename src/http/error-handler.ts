@@ -1,5 +1,6 @@
 // The one place errors become HTTP answers: OAuth JSON for client mistakes, a bare server_error otherwise.
 import type { ErrorRequestHandler, Response } from 'express';
+import { isMockIdpError, type MockIdpError } from '../errors.js';
 import { OAuthError } from '../oauth/errors.js';
 import { sendJson } from './context.js';
 import type { Logger } from '../log.js';
@@ -20,31 +21,61 @@ export function sendOAuthError(res: Response, err: OAuthError): void {
   });
 }
 
+/** The answer to a mock-idp error: its OAuth body, or undefined for one that is a server fault (500). */
+function oauthErrorOf(err: MockIdpError): OAuthError | undefined {
+  switch (err.code) {
+    case 'ERR_OAUTH':
+      return err;
+    // Each request handler turns the client's mistakes into an OAuthError where it knows the words
+    // (a bad clock setting, a fixtures replacement's problems); one that reaches here is the server's.
+    case 'ERR_FIXTURES_INVALID':
+    case 'ERR_KEY_INVALID':
+    case 'ERR_CLOCK_RANGE':
+    case 'ERR_STORE_UNAVAILABLE':
+    case 'ERR_LISTEN':
+    case 'ERR_TOKEN_FLOW':
+    case 'ERR_CLI':
+    case 'FIXTURES_UNREADABLE':
+    case 'KEY_UNREADABLE':
+    case 'MINT_FAILED':
+    case 'QA_FAILED':
+      return undefined;
+  }
+}
+
+/** A body parser's refusal (http-errors shape, a 4xx) as invalid_request, else undefined. */
+function parserErrorOf(err: unknown): OAuthError | undefined {
+  const e = err as HttpError;
+  const status = e.status ?? e.statusCode;
+  if (status === undefined || status < 400 || status >= 500) return undefined;
+  const description =
+    e.type === 'entity.too.large'
+      ? 'Request body too large'
+      : e.type === 'entity.parse.failed'
+        ? 'Malformed request body'
+        : e.type === 'charset.unsupported' || e.type === 'encoding.unsupported'
+          ? 'Unsupported body encoding'
+          : 'Bad request';
+  return new OAuthError('invalid_request', description, status);
+}
+
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    res.locals['error'] = err instanceof OAuthError ? err.error : undefined;
-    if (err instanceof OAuthError) {
-      res.locals['why'] ??= err.why ?? err.description;
-      res.locals['client'] ??= err.clientId;
-      sendOAuthError(res, err);
+    const oauth = isMockIdpError(err) ? oauthErrorOf(err) : undefined;
+    res.locals['error'] = oauth?.error;
+    if (oauth !== undefined) {
+      res.locals['why'] ??= oauth.why ?? oauth.description;
+      res.locals['client'] ??= oauth.clientId;
+      sendOAuthError(res, oauth);
       return;
     }
-    const e = err as HttpError;
-    const status = e.status ?? e.statusCode;
-    if (status !== undefined && status >= 400 && status < 500) {
-      const description =
-        e.type === 'entity.too.large'
-          ? 'Request body too large'
-          : e.type === 'entity.parse.failed'
-            ? 'Malformed request body'
-            : e.type === 'charset.unsupported' || e.type === 'encoding.unsupported'
-              ? 'Unsupported body encoding'
-              : 'Bad request';
-      sendOAuthError(res, new OAuthError('invalid_request', description, status));
+    const parser = parserErrorOf(err);
+    if (parser !== undefined) {
+      sendOAuthError(res, parser);
       return;
     }
     log.error(`unexpected error: ${(err as Error)?.stack ?? String(err)}`);

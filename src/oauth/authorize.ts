@@ -97,13 +97,8 @@ function parseMaxAge(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-/** Checks everything after client and redirect_uri; errors from here are sent to the redirect_uri. */
-export function checkAuthorizeRequest(
-  p: RealmContext,
-  client: Client,
-  redirectUri: string,
-  params: Params,
-): AuthorizeRequest {
+/** response_type: present, and one of the supported combinations. */
+function checkResponseType(params: Params): ResponseType {
   const responseType = params.get('response_type');
   if (responseType === undefined) throw invalidRequest('Missing parameter: response_type');
   const type = parseResponseType(responseType);
@@ -113,6 +108,11 @@ export function checkAuthorizeRequest(
       `Unsupported response_type "${responseType}" (supported: ${RESPONSE_TYPES.join(', ')})`,
     );
   }
+  return type;
+}
+
+/** response_mode: a known one, never the query for tokens; by default the fragment for tokens, else the query. */
+function checkResponseMode(params: Params, type: ResponseType): ResponseMode {
   const tokens = returnsToken(type);
   const mode = params.get('response_mode') ?? (tokens ? 'fragment' : 'query');
   if (mode !== 'query' && mode !== 'fragment' && mode !== 'form_post')
@@ -121,8 +121,14 @@ export function checkAuthorizeRequest(
     throw invalidRequest(
       `Invalid parameter: response_mode query is not allowed with response_type ${type} (tokens go in the fragment or a form_post)`,
     );
-  // As Keycloak's "standard flow" and "implicit flow" switches: a code needs the code grant, a token from
-  // the front channel the implicit grant. `code id_token` is the code flow's hybrid (PRODUCT.md §4).
+  return mode;
+}
+
+/**
+ * As Keycloak's "standard flow" and "implicit flow" switches: a code needs the code grant, a token from
+ * the front channel the implicit grant. `code id_token` is the code flow's hybrid.
+ */
+function checkClientGrant(client: Client, type: ResponseType): void {
   if ((hasWord(type, 'code') || type === 'none') && !client.grants.includes('authorization_code')) {
     throw new OAuthError(
       'unauthorized_client',
@@ -135,14 +141,31 @@ export function checkAuthorizeRequest(
       `Client "${client.id}" is not allowed the implicit grant (response_type ${type})`,
     );
   }
-  const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
-  const nonce = params.get('nonce');
+}
+
+/** An ID token from the front channel needs a nonce and the openid scope. */
+function checkIdTokenRequest(type: ResponseType, nonce: string | undefined, scopes: string[]): void {
   if (hasWord(type, 'id_token') && nonce === undefined)
     throw invalidRequest(`Missing parameter: nonce (required with response_type ${type})`);
   if (hasWord(type, 'id_token') && !scopes.includes('openid'))
     throw invalidRequest(`The scope openid is required with response_type ${type}`);
+}
+
+/** Checks everything after client and redirect_uri, step by step; errors from here go to the redirect_uri. */
+export function checkAuthorizeRequest(
+  p: RealmContext,
+  client: Client,
+  redirectUri: string,
+  params: Params,
+): AuthorizeRequest {
+  const responseType = checkResponseType(params);
+  const responseMode = checkResponseMode(params, responseType);
+  checkClientGrant(client, responseType);
+  const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
+  const nonce = params.get('nonce');
+  checkIdTokenRequest(responseType, nonce, scopes);
   // PKCE protects a code: a response without one (implicit) ignores it, as Keycloak does.
-  const pkce = hasWord(type, 'code') ? checkPkceParams(client, params) : {};
+  const pkce = hasWord(responseType, 'code') ? checkPkce(client, params) : {};
   const state = params.get('state');
   const prompt = parsePrompt(params.get('prompt'));
   const maxAge = parseMaxAge(params.get('max_age'));
@@ -151,8 +174,8 @@ export function checkAuthorizeRequest(
     prompt,
     ...(maxAge !== undefined ? { maxAge } : {}),
     redirectUri,
-    responseType: type,
-    responseMode: mode,
+    responseType,
+    responseMode,
     scopes,
     ...(state !== undefined ? { state } : {}),
     ...(nonce !== undefined ? { nonce } : {}),
@@ -160,7 +183,8 @@ export function checkAuthorizeRequest(
   };
 }
 
-function checkPkceParams(
+/** code_challenge and its method: well-formed, and S256 where the client requires PKCE. */
+function checkPkce(
   client: Client,
   params: Params,
 ): Pick<AuthorizeRequest, 'codeChallenge' | 'codeChallengeMethod'> {

@@ -33,6 +33,8 @@ export type ErrorCode = OAuthErrorCode | InjectedErrorCode;
 
 export class OAuthError extends Error {
   override name = 'OAuthError';
+  /** The same for every OAuthError: the OAuth `error` says which. */
+  readonly code = 'ERR_OAUTH' as const;
   readonly error: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;

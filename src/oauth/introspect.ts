@@ -1,7 +1,7 @@
 // RFC 7662 introspection answers, with the interface document's attribute rules (no nbf, aud, jti).
 import type { Client, Subject } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm-context.js';
-import { verifyOwnToken, type VerifiedToken } from '../tokens/verify.js';
+import type { VerifiedToken } from '../tokens/verify.js';
 import { releasedClaims } from '../tokens/placement.js';
 
 const NOT_RETURNED = new Set(['nbf', 'aud', 'jti', 'nnin_altsub']);
@@ -32,13 +32,12 @@ function nninFor(
   return releasedClaims({ realm: p.realm, subject: user, scopes, nninEligible: true }, 'id')['nnin_altsub'];
 }
 
-/** What `caller` (a resource server) may learn about `token`. */
-export async function introspect(
+/** What `caller` (a resource server) may learn about a token: `verified`, or none (inactive). */
+export function introspect(
   p: RealmContext,
   caller: Client,
-  token: string,
-): Promise<Record<string, unknown>> {
-  const verified = await verifyOwnToken(p, token);
+  verified: VerifiedToken | undefined,
+): Record<string, unknown> {
   if (verified === undefined) return INACTIVE;
   const { claims } = verified;
   const out: Record<string, unknown> = {};

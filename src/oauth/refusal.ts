@@ -1,21 +1,51 @@
-// Why a token was refused, for `--log-level debug` only: the checks of verifyOwnToken (tokens/verify.ts) replayed
-// one by one, each failure told in words. Names kids, issuers and times; never a token, secret or claim value.
-import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
+// A token's refusal told in words, for `--log-level debug` and the QA token decoder: names kids, issuers and
+// times; never a token, secret or claim value. The checks themselves are verifyToken's (tokens/verify.ts).
 import type { RealmContext } from '../realm-context.js';
-import { hmacKey } from '../tokens/sign.js';
-import {
-  fixedIssuerOf,
-  isOurIssuer,
-  kindOfTyp,
-  sessionIdOf,
-  TYPS_OF_KIND,
-  type OwnTokenKind,
-} from '../tokens/verify.js';
+import { fixedIssuerOf, verifyToken, type OwnTokenKind, type Refusal } from '../tokens/verify.js';
 
 /** Lazily computed: only a debug log line asks for it. */
 export type Why = string | (() => Promise<string>);
 
 const ago = (s: number): string => `${s} s`;
+
+/** `refusal` in words. */
+export function describeRefusal(
+  p: Pick<RealmContext, 'fixedIssuer' | 'realm' | 'keys'>,
+  refusal: Refusal,
+): string {
+  switch (refusal.reason) {
+    case 'malformed':
+      return 'not a JWT (malformed token)';
+    case 'unknown-kid':
+      return `unknown kid "${String(refusal.kid)}" (this realm publishes ${p.keys.all.map((k) => `"${k.kid}"`).join(', ')})`;
+    case 'bad-signature':
+      return refusal.alg === 'RS256'
+        ? `bad signature (kid "${String(refusal.kid)}")`
+        : 'bad signature (HS256 realm secret)';
+    case 'unknown-secret':
+      return `HS256 with unknown kid "${String(refusal.kid)}" (not this realm's secret)`;
+    case 'alg-not-accepted':
+      return `alg ${String(refusal.alg)} is not accepted (RS256 tokens, HS256 refresh tokens)`;
+    case 'foreign-issuer':
+      return `foreign issuer "${String(refusal.iss)}" (this realm: ${fixedIssuerOf(p) ?? `any origin + /realms/${p.realm.name}`})`;
+    case 'invalid-time-claim':
+      return `"${refusal.claim}" claim must be a number`;
+    case 'expired':
+      return `expired ${ago(refusal.now - refusal.exp)} ago by the mock clock (exp ${refusal.exp}, now ${refusal.now})`;
+    case 'not-yet-valid':
+      return `not valid for another ${ago(refusal.nbf - refusal.now)} by the mock clock (nbf ${refusal.nbf}, now ${refusal.now})`;
+    case 'wrong-type':
+      return `typ "${refusal.typ}" where ${refusal.expected === 'access' ? 'an access' : `a ${refusal.expected}`} token is needed`;
+    case 'unknown-type':
+      return `unknown typ "${refusal.typ}"`;
+    case 'alg-mismatch':
+      return `typ "${refusal.typ}" signed ${refusal.alg} (refresh tokens are HS256, the others RS256)`;
+    case 'revoked':
+      return 'revoked';
+    case 'session-ended':
+      return 'its session has ended (logout, DELETE /mock/sessions, or idle expiry)';
+  }
+}
 
 /** Why `token` is not an active `expected` token of this realm (or, if it is, says so). */
 export async function explainRefusal(
@@ -23,54 +53,6 @@ export async function explainRefusal(
   token: string,
   expected?: OwnTokenKind,
 ): Promise<string> {
-  let header: { alg?: string; kid?: string };
-  let claims: JWTPayload;
-  try {
-    header = decodeProtectedHeader(token);
-    claims = decodeJwt(token);
-  } catch {
-    return 'not a JWT (malformed token)';
-  }
-  const { alg, kid } = header;
-  if (alg === 'RS256') {
-    const key = p.keys.find(kid);
-    if (key === undefined)
-      return `unknown kid "${String(kid)}" (this realm publishes ${p.keys.all.map((k) => `"${k.kid}"`).join(', ')})`;
-    if (!(await verifies(token, key.publicKey))) return `bad signature (kid "${String(kid)}")`;
-  } else if (alg === 'HS256') {
-    if (kid !== p.secret.kid) return `HS256 with unknown kid "${String(kid)}" (not this realm's secret)`;
-    if (!(await verifies(token, await hmacKey(p.secret)))) return 'bad signature (HS256 realm secret)';
-  } else {
-    return `alg ${String(alg)} is not accepted (RS256 tokens, HS256 refresh tokens)`;
-  }
-  const iss = typeof claims.iss === 'string' ? claims.iss : undefined;
-  const fixed = fixedIssuerOf(p);
-  if (!isOurIssuer(p, iss))
-    return `foreign issuer "${String(iss)}" (this realm: ${fixed ?? `any origin + /realms/${p.realm.name}`})`;
-  const now = p.clock.nowSeconds();
-  if (typeof claims.exp === 'number' && claims.exp <= now)
-    return `expired ${ago(now - claims.exp)} ago by the mock clock (exp ${claims.exp}, now ${now})`;
-  if (typeof claims.nbf === 'number' && claims.nbf > now)
-    return `not valid for another ${ago(claims.nbf - now)} by the mock clock (nbf ${claims.nbf}, now ${now})`;
-  const typ = String(claims['typ']);
-  if (expected !== undefined && !(TYPS_OF_KIND.get(expected) ?? []).includes(typ))
-    return `typ "${typ}" where ${expected === 'access' ? 'an access' : `a ${expected}`} token is needed`;
-  const kind = kindOfTyp(claims['typ']);
-  if (kind === undefined) return `unknown typ "${typ}"`;
-  if ((kind === 'refresh') !== (alg === 'HS256'))
-    return `typ "${typ}" signed ${String(alg)} (refresh tokens are HS256, the others RS256)`;
-  if (await p.store.isRevoked(claims.jti)) return 'revoked';
-  const sid = sessionIdOf(claims);
-  if (sid !== undefined && (await p.store.sessionStatus(sid)) === 'ended')
-    return 'its session has ended (logout, DELETE /mock/sessions, or idle expiry)';
-  return 'the token itself is valid';
-}
-
-async function verifies(token: string, key: Parameters<typeof compactVerify>[1]): Promise<boolean> {
-  try {
-    await compactVerify(token, key);
-    return true;
-  } catch {
-    return false;
-  }
+  const verdict = await verifyToken(p, token, expected);
+  return verdict.ok ? 'the token itself is valid' : describeRefusal(p, verdict.refusal);
 }

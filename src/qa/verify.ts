@@ -1,9 +1,8 @@
 // POST /mock/tokens/verify: decode a token and say whether this realm accepts it, and if not exactly why.
-import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';
-import { explainRefusal } from '../oauth/refusal.js';
+import { describeRefusal } from '../oauth/refusal.js';
 import type { Provider } from '../provider.js';
-import { verifyOwnToken } from '../tokens/verify.js';
+import { verifyToken } from '../tokens/verify.js';
 
 export interface TokenVerdict {
   /** Whether this realm accepts the token now (signature, issuer, times by the mock clock, revocation, session). */
@@ -29,19 +28,9 @@ export async function verifyForInspector(p: Provider, token: unknown): Promise<T
       header: null,
       claims: null,
     };
-  let header: Record<string, unknown>;
-  let claims: Record<string, unknown>;
-  try {
-    header = decodeProtectedHeader(text) as Record<string, unknown>;
-    claims = decodeJwt(text) as Record<string, unknown>;
-  } catch {
-    return {
-      valid: false,
-      reason: 'not a JWT (three base64url parts, a JSON header and JSON claims)',
-      header: null,
-      claims: null,
-    };
-  }
+  const verdict = await verifyToken(p, text);
+  const { header, claims } = verdict;
+  // Nothing this realm signs nests that deep, and the answer could not be written out.
   if (nestsDeeperThan(header) || nestsDeeperThan(claims))
     return {
       valid: false,
@@ -49,8 +38,12 @@ export async function verifyForInspector(p: Provider, token: unknown): Promise<T
       header: null,
       claims: null,
     };
-  const verified = await verifyOwnToken(p, text);
-  if (verified !== undefined)
-    return { valid: true, reason: `an active ${verified.kind} token of this realm`, header, claims };
-  return { valid: false, reason: await explainRefusal(p, text), header, claims };
+  if (verdict.ok)
+    return { valid: true, reason: `an active ${verdict.token.kind} token of this realm`, header, claims };
+  // The decoder's own words for text that is not a JWT at all: it shows what a JWT is made of.
+  const reason =
+    verdict.refusal.reason === 'malformed'
+      ? 'not a JWT (three base64url parts, a JSON header and JSON claims)'
+      : describeRefusal(p, verdict.refusal);
+  return { valid: false, reason, header, claims };
 }

@@ -7,6 +7,7 @@ import type { SharedQaState } from './qa-sync.js';
 
 /** A store that cannot be used: a malformed URL, an unknown scheme, a Redis that refuses or is not there. */
 export class StoreError extends Error {
+  readonly code = 'ERR_STORE_UNAVAILABLE' as const;
   override name = 'StoreError';
 }
 

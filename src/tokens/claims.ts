@@ -106,31 +106,52 @@ function addAuthLevel(out: Claims, grant: Grant): void {
   if (grant.subject.amr !== undefined) out['amr'] = grant.subject.amr;
 }
 
-// The access and refresh builders run per token request: one object filled in claim order (the order the
-// JSON shows), one accessOf, no intermediate objects to spread.
+/** What one token type puts into the skeleton every token shares. */
+interface TokenExtras {
+  typ: string;
+  /** Whether the token says when the user authenticated (all but the refresh token). */
+  authTime: boolean;
+  /** The `aud` claim, or undefined for none. */
+  aud: string | string[] | undefined;
+  /** The type's own claims, between session_state and sid. */
+  add(out: Claims): void;
+}
+
+/**
+ * The claims every token has, in claim order (the order the JSON shows), with the type's extras in their place.
+ * One object filled in order, no intermediate objects to spread: the builders run per token request.
+ */
+function skeleton(grant: Grant, stamp: Stamp, extras: TokenExtras): Claims {
+  const out: Claims = { exp: stamp.exp, iat: stamp.iat };
+  if (extras.authTime) out['auth_time'] = grant.authTime;
+  out['jti'] = stamp.jti;
+  out['iss'] = stamp.issuer;
+  if (extras.aud !== undefined) out['aud'] = extras.aud;
+  out['sub'] = grant.sub ?? grant.subject.sub;
+  out['typ'] = extras.typ;
+  out['azp'] = grant.client.id;
+  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
+  out['session_state'] = grant.sessionState ?? grant.sessionId;
+  extras.add(out);
+  out['sid'] = grant.sessionId;
+  return out;
+}
+
 export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
   const derived = derivedOf(realm, grant);
   const { access } = derived;
   const { aud } = access;
-  const out: Claims = {
-    exp: stamp.exp,
-    iat: stamp.iat,
-    auth_time: grant.authTime,
-    jti: stamp.jti,
-    iss: stamp.issuer,
-  };
-  if (aud.length === 1) out['aud'] = aud[0];
-  else if (aud.length > 1) out['aud'] = aud;
-  out['sub'] = grant.sub ?? grant.subject.sub;
-  out['typ'] = 'Bearer';
-  out['azp'] = grant.client.id;
-  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
-  out['session_state'] = grant.sessionState ?? grant.sessionId;
-  addAuthLevel(out, grant);
-  if (grant.client.webOrigins.length > 0) out['allowed-origins'] = grant.client.webOrigins;
-  addRoleClaims(out, access);
-  out['scope'] = derived.scope;
-  out['sid'] = grant.sessionId;
+  const out = skeleton(grant, stamp, {
+    typ: 'Bearer',
+    authTime: true,
+    aud: aud.length === 1 ? aud[0] : aud.length > 1 ? aud : undefined,
+    add(claims) {
+      addAuthLevel(claims, grant);
+      if (grant.client.webOrigins.length > 0) claims['allowed-origins'] = grant.client.webOrigins;
+      addRoleClaims(claims, access);
+      claims['scope'] = derived.scope;
+    },
+  });
   if (grant.serviceAccount) out['client_id'] = grant.client.id;
   return Object.assign(out, released(realm, grant, 'access', grant.client.nninEligible, derived));
 }
@@ -141,66 +162,43 @@ export function buildIdClaims(
   stamp: Stamp,
   hashes: { atHash?: string; cHash?: string; sHash?: string },
 ): Claims {
-  // As the access builder: one object filled in claim order, no intermediate objects to spread.
-  const out: Claims = {
-    exp: stamp.exp,
-    iat: stamp.iat,
-    auth_time: grant.authTime,
-    jti: stamp.jti,
-    iss: stamp.issuer,
-    aud: grant.client.id,
-    sub: grant.sub ?? grant.subject.sub,
+  const out = skeleton(grant, stamp, {
     typ: 'ID',
-    azp: grant.client.id,
-  };
-  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
-  out['session_state'] = grant.sessionState ?? grant.sessionId;
-  if (hashes.atHash !== undefined) out['at_hash'] = hashes.atHash;
-  if (hashes.cHash !== undefined) out['c_hash'] = hashes.cHash;
-  if (hashes.sHash !== undefined) out['s_hash'] = hashes.sHash;
-  addAuthLevel(out, grant);
-  out['sid'] = grant.sessionId;
+    authTime: true,
+    aud: grant.client.id,
+    add(claims) {
+      if (hashes.atHash !== undefined) claims['at_hash'] = hashes.atHash;
+      if (hashes.cHash !== undefined) claims['c_hash'] = hashes.cHash;
+      if (hashes.sHash !== undefined) claims['s_hash'] = hashes.sHash;
+      addAuthLevel(claims, grant);
+    },
+  });
   return Object.assign(out, released(realm, grant, 'id'));
 }
 
 export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
-  const out: Claims = {
-    exp: stamp.exp,
-    iat: stamp.iat,
-    jti: stamp.jti,
-    iss: stamp.issuer,
-    aud: stamp.issuer,
-    sub: grant.sub ?? grant.subject.sub,
-    typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
-    azp: grant.client.id,
-  };
-  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
-  out['session_state'] = grant.sessionState ?? grant.sessionId;
   const derived = derivedOf(realm, grant);
-  addRoleClaims(out, derived.access);
-  out['scope'] = derived.scope;
-  out['sid'] = grant.sessionId;
-  return out;
+  return skeleton(grant, stamp, {
+    typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
+    authTime: false,
+    aud: stamp.issuer,
+    add(claims) {
+      addRoleClaims(claims, derived.access);
+      claims['scope'] = derived.scope;
+    },
+  });
 }
 
 /** The idp_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
 export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
   const altsub = released(realm, grant, 'access', false)['idp_altsub'];
-  const out: Claims = {
-    exp: stamp.exp,
-    iat: stamp.iat,
-    auth_time: grant.authTime,
-    jti: stamp.jti,
-    iss: stamp.issuer,
-    aud: grant.client.id,
-    sub: grant.sub ?? grant.subject.sub,
+  return skeleton(grant, stamp, {
     typ: 'Proof',
-    azp: grant.client.id,
-  };
-  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
-  out['session_state'] = grant.sessionState ?? grant.sessionId;
-  addAuthLevel(out, grant);
-  if (altsub !== undefined) out['idp_altsub'] = altsub;
-  out['sid'] = grant.sessionId;
-  return out;
+    authTime: true,
+    aud: grant.client.id,
+    add(claims) {
+      addAuthLevel(claims, grant);
+      if (altsub !== undefined) claims['idp_altsub'] = altsub;
+    },
+  });
 }

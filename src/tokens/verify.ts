@@ -1,6 +1,6 @@
-// Verifying a token this realm issued: signature (realm key or realm secret), time by the mock clock,
-// issuer of this realm, kind by `typ`, not revoked, and its session not ended here.
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+// Verifying a token this realm issued, in one place: the verified token, or the one reason it is refused
+// (malformed, signature, issuer, time by the mock clock, kind by `typ`, revoked, its session ended here).
+import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { RealmContext } from '../realm-context.js';
 import { hmacKey } from './sign.js';
 
@@ -12,6 +12,38 @@ export interface VerifiedToken {
   /** The session the token belongs to (`sid`, else `session_state`), when it names one. */
   sessionId?: string;
 }
+
+/**
+ * Why a token is refused, the first check it fails (in this order). Carries what a message may name: kids,
+ * issuers, types and times, never the token or a secret.
+ */
+export type Refusal =
+  | { reason: 'malformed' }
+  | { reason: 'unknown-kid'; kid: unknown }
+  | { reason: 'unknown-secret'; kid: unknown }
+  | { reason: 'bad-signature'; alg: 'RS256' | 'HS256'; kid: unknown }
+  | { reason: 'alg-not-accepted'; alg: unknown }
+  | { reason: 'foreign-issuer'; iss: string | undefined }
+  | { reason: 'invalid-time-claim'; claim: 'iat' | 'nbf' | 'exp' }
+  | { reason: 'expired'; exp: number; now: number }
+  | { reason: 'not-yet-valid'; nbf: number; now: number }
+  | { reason: 'wrong-type'; typ: string; expected: OwnTokenKind }
+  | { reason: 'unknown-type'; typ: string }
+  | { reason: 'alg-mismatch'; typ: string; alg: 'RS256' | 'HS256' }
+  | { reason: 'revoked' }
+  | { reason: 'session-ended' };
+
+export type RefusalReason = Refusal['reason'];
+
+/** The outcome of {@link verifyToken}, with the decoded header and claims (null when the text is not a JWT). */
+export type Verification =
+  | { ok: true; token: VerifiedToken; header: Record<string, unknown>; claims: Record<string, unknown> }
+  | {
+      ok: false;
+      refusal: Refusal;
+      header: Record<string, unknown> | null;
+      claims: Record<string, unknown> | null;
+    };
 
 /** The session id a token names: `sid`, else `session_state` (Keycloak puts both). */
 export function sessionIdOf(claims: Record<string, unknown>): string | undefined {
@@ -48,41 +80,93 @@ export function isOurIssuer(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>, is
   return URL.canParse(iss) && new URL(iss).pathname === `/realms/${ctx.realm.name}`;
 }
 
-/** The verified token, or undefined for anything that is not an active token of this realm. */
-export async function verifyOwnToken(ctx: RealmContext, token: string): Promise<VerifiedToken | undefined> {
-  let alg: string | undefined;
-  let kid: string | undefined;
+async function verifies(token: string, key: Parameters<typeof compactVerify>[1]): Promise<boolean> {
   try {
-    ({ alg, kid } = decodeProtectedHeader(token));
+    await compactVerify(token, key);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
-  const options = { algorithms: [alg ?? 'none'], currentDate: ctx.clock.now() };
-  let claims: JWTPayload;
-  try {
-    if (alg === 'RS256') {
-      const key = ctx.keys.find(kid);
-      if (key === undefined) return undefined;
-      ({ payload: claims } = await jwtVerify(token, key.publicKey, options));
-    } else if (alg === 'HS256' && kid === ctx.secret.kid) {
-      ({ payload: claims } = await jwtVerify(token, await hmacKey(ctx.secret), options));
-    } else {
-      return undefined;
-    }
-  } catch {
-    return undefined;
+}
+
+/** The signature check: RS256 with a published realm key, or HS256 with the realm secret. */
+async function signatureRefusal(
+  ctx: RealmContext,
+  token: string,
+  alg: unknown,
+  kid: unknown,
+): Promise<Refusal | undefined> {
+  if (alg === 'RS256') {
+    const key = ctx.keys.find(typeof kid === 'string' ? kid : undefined);
+    if (key === undefined) return { reason: 'unknown-kid', kid };
+    return (await verifies(token, key.publicKey)) ? undefined : { reason: 'bad-signature', alg, kid };
   }
+  if (alg === 'HS256') {
+    if (kid !== ctx.secret.kid) return { reason: 'unknown-secret', kid };
+    return (await verifies(token, await hmacKey(ctx.secret)))
+      ? undefined
+      : { reason: 'bad-signature', alg, kid };
+  }
+  return { reason: 'alg-not-accepted', alg };
+}
+
+/** The checks after the signature, on claims the realm signed: the first that fails, or the token's kind. */
+async function claimsRefusal(
+  ctx: RealmContext,
+  claims: JWTPayload,
+  alg: 'RS256' | 'HS256',
+  expected: OwnTokenKind | undefined,
+): Promise<Refusal | OwnTokenKind> {
+  const iss = typeof claims.iss === 'string' ? claims.iss : undefined;
+  if (!isOurIssuer(ctx, iss)) return { reason: 'foreign-issuer', iss };
+  // As jose checks a JWT's NumericDate claims: numbers when present.
+  for (const claim of ['iat', 'nbf', 'exp'] as const)
+    if (claims[claim] !== undefined && typeof claims[claim] !== 'number')
+      return { reason: 'invalid-time-claim', claim };
+  const now = ctx.clock.nowSeconds();
+  if (claims.exp !== undefined && claims.exp <= now) return { reason: 'expired', exp: claims.exp, now };
+  if (claims.nbf !== undefined && claims.nbf > now) return { reason: 'not-yet-valid', nbf: claims.nbf, now };
+  const typ = String(claims['typ']);
+  if (expected !== undefined && !(TYPS_OF_KIND.get(expected) ?? []).includes(typ))
+    return { reason: 'wrong-type', typ, expected };
   const kind = kindOfTyp(claims['typ']);
-  if (kind === undefined || !isOurIssuer(ctx, claims.iss)) return undefined;
-  if ((kind === 'refresh') !== (alg === 'HS256')) return undefined;
-  if (await ctx.store.isRevoked(claims.jti)) return undefined;
-  const sessionId = sessionIdOf(claims);
+  if (kind === undefined) return { reason: 'unknown-type', typ };
+  if ((kind === 'refresh') !== (alg === 'HS256')) return { reason: 'alg-mismatch', typ, alg };
+  if (await ctx.store.isRevoked(claims.jti)) return { reason: 'revoked' };
+  const sid = sessionIdOf(claims);
   // A session this server never held (a token minted offline with the realm key) does not make
   // the token inactive; one that ended here does.
-  if (sessionId !== undefined && (await ctx.store.sessionStatus(sessionId)) === 'ended') return undefined;
-  return {
-    kind,
-    claims: claims as VerifiedToken['claims'],
-    ...(sessionId !== undefined ? { sessionId } : {}),
-  };
+  if (sid !== undefined && (await ctx.store.sessionStatus(sid)) === 'ended')
+    return { reason: 'session-ended' };
+  return kind;
+}
+
+/** Whether `token` is an active token of this realm (of the `expected` kind, when given), and if not why. */
+export async function verifyToken(
+  ctx: RealmContext,
+  token: string,
+  expected?: OwnTokenKind,
+): Promise<Verification> {
+  let header: Record<string, unknown>;
+  let claims: JWTPayload & Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(token) as Record<string, unknown>;
+    claims = decodeJwt(token) as JWTPayload & Record<string, unknown>;
+  } catch {
+    return { ok: false, refusal: { reason: 'malformed' }, header: null, claims: null };
+  }
+  const { alg, kid } = header;
+  const refused = await signatureRefusal(ctx, token, alg, kid);
+  if (refused !== undefined) return { ok: false, refusal: refused, header, claims };
+  const outcome = await claimsRefusal(ctx, claims, alg as 'RS256' | 'HS256', expected);
+  if (typeof outcome !== 'string') return { ok: false, refusal: outcome, header, claims };
+  const sessionId = sessionIdOf(claims);
+  const verified = { kind: outcome, claims, ...(sessionId !== undefined ? { sessionId } : {}) };
+  return { ok: true, token: verified, header, claims };
+}
+
+/** The verified token, or undefined for anything that is not an active token of this realm. */
+export async function verifyOwnToken(ctx: RealmContext, token: string): Promise<VerifiedToken | undefined> {
+  const verdict = await verifyToken(ctx, token);
+  return verdict.ok ? verdict.token : undefined;
 }

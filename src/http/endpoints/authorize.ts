@@ -1,7 +1,7 @@
 // GET|POST /protocol/openid-connect/auth: issues codes and front-channel tokens; the browser's session, login_hint or the login page picks the user.
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { RealmContext } from '../../realm-context.js';
-import type { Subject } from '../../fixtures/realm.js';
+import type { Client, Subject } from '../../fixtures/realm.js';
 import { userByHint } from '../../fixtures/realm.js';
 import {
   checkAuthorizeRequest,
@@ -48,13 +48,11 @@ function normalized(uri: string): boolean {
   return !uri.includes('#') && URL.canParse(uri) && new URL(uri).href === uri;
 }
 
+/** Sends an error to the redirect URI; returns undefined, the answer of a step that has answered. */
+type Fail = (error: string, description: string) => undefined;
+
 /** Sends an error to a known-good redirect URI, in the response mode the request asked for. */
-function redirectError(
-  res: Response,
-  redirectUri: string,
-  params: Params,
-  issuer: string,
-): (error: string, description: string) => void {
+function redirectError(res: Response, redirectUri: string, params: Params, issuer: string): Fail {
   const state = params.get('state');
   const fallbackMode: ResponseMode = returnsToken(params.get('response_type')) ? 'fragment' : 'query';
   const requestedMode = params.get('response_mode');
@@ -70,100 +68,174 @@ function redirectError(
       ...(state !== undefined ? { state } : {}),
       iss: issuer,
     });
+    return undefined;
   };
+}
+
+/** One authorize request as the steps see it. */
+interface Exchange {
+  p: RealmContext;
+  req: Request;
+  res: Response;
+  issuer: string;
+}
+
+/** The error page: the answer while the redirect URI is not known to be the client's. */
+function errorPage(res: Response, message: string): undefined {
+  sendErrorPage(res, 400, message);
+  return undefined;
+}
+
+// Each step below either returns what the next needs, or has answered the request itself (an error page,
+// an error at the redirect URI, the login page) and returns undefined.
+
+/** The parameters, or the error page for a duplicated or malformed one. */
+function readParams({ req, res }: Exchange): Params | undefined {
+  try {
+    return paramsOf(req);
+  } catch (err) {
+    return errorPage(res, (err as Error).message);
+  }
+}
+
+/** The client the request names, or the error page. */
+async function checkClient({ p, res }: Exchange, params: Params): Promise<Client | undefined> {
+  const clientId = params.get('client_id');
+  if (clientId === undefined) return errorPage(res, 'Missing parameter: client_id');
+  let client = p.realm.clients.get(clientId);
+  if (client === undefined || client.registration !== undefined) {
+    // One registered or deleted at another replica moments ago counts at once.
+    await p.catchUp();
+    client = p.realm.clients.get(clientId);
+  }
+  if (client === undefined) return errorPage(res, `Client not found: "${clientId}"`);
+  // Only a fixture client id reaches the log line: request text could forge log lines.
+  noteForLog(res, { client: client.id });
+  return client;
+}
+
+/** The parameters with a request object's applied, or its error (at the query's redirect URI, else a page). */
+async function checkRequestObject(x: Exchange, query: Params, client: Client): Promise<Params | undefined> {
+  const { p, res, issuer } = x;
+  try {
+    return await withRequestObject(query, { client, issuer, clock: p.clock });
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    // The object is not to be trusted: the query's redirect_uri gets the error when it is registered.
+    const queryRedirect = query.get('redirect_uri');
+    if (queryRedirect !== undefined && isRegisteredRedirect(client, queryRedirect))
+      return redirectError(res, queryRedirect, query, issuer)(err.error, err.message);
+    noteForLog(res, { error: err.error });
+    return errorPage(res, err.message);
+  }
+}
+
+/** The redirect URI, registered for the client, or the error page: errors go there only from here on. */
+function checkRedirectUri({ res }: Exchange, params: Params, client: Client): string | undefined {
+  const redirectUri = params.get('redirect_uri');
+  if (redirectUri === undefined) return errorPage(res, 'Missing parameter: redirect_uri');
+  if (!isRegisteredRedirect(client, redirectUri))
+    return errorPage(
+      res,
+      `Invalid parameter: redirect_uri "${redirectUri}" is not registered for client "${client.id}"`,
+    );
+  return redirectUri;
+}
+
+/** The checked request (response type, mode, scopes, nonce, PKCE, prompt, max_age), or its error. */
+function checkRequest(
+  { p }: Exchange,
+  client: Client,
+  redirectUri: string,
+  params: Params,
+  fail: Fail,
+): AuthorizeRequest | undefined {
+  try {
+    return checkAuthorizeRequest(p, client, redirectUri, params);
+  } catch (err) {
+    if (err instanceof OAuthError) return fail(err.error, err.message);
+    throw err;
+  }
+}
+
+/** The login page's Cancel button: the user declined, as the real provider reports it. */
+function checkCancelled({ req }: Exchange, params: Params, fail: Fail): boolean {
+  if (req.method !== 'POST' || params.get('cancel') === undefined) return false;
+  fail('access_denied', 'The user cancelled the sign-in');
+  return true;
+}
+
+/**
+ * Who signs in, and in which session: the user login_hint names, else the browser's session (single
+ * sign-on). Else login_required for prompt=none, or the login page.
+ */
+async function authenticate(
+  x: Exchange,
+  request: AuthorizeRequest,
+  params: Params,
+  fail: Fail,
+): Promise<{ user: Subject; session: Session } | undefined> {
+  const { p, req, res, issuer } = x;
+  const now = p.clock.nowSeconds();
+  const current = await browserSession(p, req.headers.cookie);
+  const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
+  const hint = params.get('login_hint');
+  const hinted = hint !== undefined ? userByHint(p.realm, hint) : undefined;
+  if (hinted !== undefined && reusable?.username !== hinted.username) {
+    // login_hint naming a user stands for that user's credentials: a real login.
+    return { user: hinted, session: await signIn(p, request, hinted, current, issuer, now) };
+  }
+  if (reusable !== undefined) {
+    // Single sign-on: the browser's session signs this client in too.
+    await p.touchSession(reusable, request.client.id);
+    return { user: p.realm.users.get(reusable.username ?? '') as Subject, session: reusable };
+  }
+  if (request.prompt.has('none'))
+    return fail(
+      'login_required',
+      current !== undefined
+        ? 'The session does not satisfy prompt or max_age; prompt=none cannot show the login page'
+        : 'No browser session: sign in first, or name a user with login_hint',
+    );
+  sendLoginPage(res, {
+    action: issuer + PATHS.auth,
+    params: params.entries(),
+    users: [...p.realm.users.values()],
+    clientId: request.client.id,
+    ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
+  });
+  return undefined;
+}
+
+/** The code and tokens the response type asks for, at the redirect URI (with the session cookies under SSO). */
+async function issue(
+  { p, res, issuer }: Exchange,
+  request: AuthorizeRequest,
+  { user, session }: { user: Subject; session: Session },
+): Promise<void> {
+  noteForLog(res, { user: user.username });
+  const fields = await issueAuthorizeResponse(p, request, session, user, issuer);
+  if (p.realm.sso) res.setHeader('Set-Cookie', await sessionCookies(p, session, { issuer }));
+  respond(res, request.redirectUri, request.responseMode, fields);
 }
 
 export function authorizeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
-    let params;
-    try {
-      params = paramsOf(req);
-    } catch (err) {
-      sendErrorPage(res, 400, (err as Error).message);
-      return;
-    }
-    const issuer = issuerOf(res);
-    const clientId = params.get('client_id');
-    if (clientId === undefined) return sendErrorPage(res, 400, 'Missing parameter: client_id');
-    let client = p.realm.clients.get(clientId);
-    if (client === undefined || client.registration !== undefined) {
-      // One registered or deleted at another replica moments ago counts at once.
-      await p.catchUp();
-      client = p.realm.clients.get(clientId);
-    }
-    if (client === undefined) return sendErrorPage(res, 400, `Client not found: "${clientId}"`);
-    // Only a fixture client id reaches the log line: request text could forge log lines.
-    noteForLog(res, { client: client.id });
-    const query = params;
-    try {
-      params = await withRequestObject(query, { client, issuer, clock: p.clock });
-    } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      // The object is not to be trusted: the query's redirect_uri gets the error when it is registered.
-      const queryRedirect = query.get('redirect_uri');
-      if (queryRedirect !== undefined && isRegisteredRedirect(client, queryRedirect))
-        return redirectError(res, queryRedirect, query, issuer)(err.error, err.message);
-      noteForLog(res, { error: err.error });
-      return sendErrorPage(res, 400, err.message);
-    }
-    const redirectUri = params.get('redirect_uri');
-    if (redirectUri === undefined) return sendErrorPage(res, 400, 'Missing parameter: redirect_uri');
-    if (!isRegisteredRedirect(client, redirectUri))
-      return sendErrorPage(
-        res,
-        400,
-        `Invalid parameter: redirect_uri "${redirectUri}" is not registered for client "${client.id}"`,
-      );
-
-    const fail = redirectError(res, redirectUri, params, issuer);
-    let request;
-    try {
-      request = checkAuthorizeRequest(p, client, redirectUri, params);
-    } catch (err) {
-      if (err instanceof OAuthError) return fail(err.error, err.message);
-      throw err;
-    }
-    // The login page's Cancel button: the user declined, as the real provider reports it.
-    if (req.method === 'POST' && params.get('cancel') !== undefined)
-      return fail('access_denied', 'The user cancelled the sign-in');
-
-    const now = p.clock.nowSeconds();
-    const current = await browserSession(p, req.headers.cookie);
-    const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
-    const hint = params.get('login_hint');
-    const hinted = hint !== undefined ? userByHint(p.realm, hint) : undefined;
-
-    let session: Session;
-    let user: Subject;
-    if (hinted !== undefined && reusable?.username !== hinted.username) {
-      // login_hint naming a user stands for that user's credentials: a real login.
-      user = hinted;
-      session = await signIn(p, request, hinted, current, issuer, now);
-    } else if (reusable !== undefined) {
-      // Single sign-on: the browser's session signs this client in too.
-      user = p.realm.users.get(reusable.username ?? '') as Subject;
-      session = reusable;
-      await p.touchSession(session, client.id);
-    } else if (request.prompt.has('none')) {
-      return fail(
-        'login_required',
-        current !== undefined
-          ? 'The session does not satisfy prompt or max_age; prompt=none cannot show the login page'
-          : 'No browser session: sign in first, or name a user with login_hint',
-      );
-    } else {
-      return sendLoginPage(res, {
-        action: issuer + PATHS.auth,
-        params: params.entries(),
-        users: [...p.realm.users.values()],
-        clientId: client.id,
-        ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
-      });
-    }
-    noteForLog(res, { user: user.username });
-    const fields = await issueAuthorizeResponse(p, request, session, user, issuer);
-    if (p.realm.sso) res.setHeader('Set-Cookie', await sessionCookies(p, session, { issuer }));
-    respond(res, redirectUri, request.responseMode, fields);
+    const x: Exchange = { p, req, res, issuer: issuerOf(res) };
+    const query = readParams(x);
+    if (query === undefined) return;
+    const client = await checkClient(x, query);
+    if (client === undefined) return;
+    const params = await checkRequestObject(x, query, client);
+    if (params === undefined) return;
+    const redirectUri = checkRedirectUri(x, params, client);
+    if (redirectUri === undefined) return;
+    const fail = redirectError(res, redirectUri, params, x.issuer);
+    const request = checkRequest(x, client, redirectUri, params, fail);
+    if (request === undefined || checkCancelled(x, params, fail)) return;
+    const signedIn = await authenticate(x, request, params, fail);
+    if (signedIn === undefined) return;
+    await issue(x, request, signedIn);
   };
 }
 

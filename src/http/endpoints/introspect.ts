@@ -4,7 +4,8 @@ import type { RealmContext } from '../../realm-context.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { introspect } from '../../oauth/introspect.js';
-import { explainRefusal } from '../../oauth/refusal.js';
+import { describeRefusal } from '../../oauth/refusal.js';
+import { verifyToken } from '../../tokens/verify.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../paths.js';
 
@@ -27,8 +28,8 @@ export function introspectHandler(p: RealmContext): RequestHandler {
         403,
       );
     const token = params.require('token');
-    const answer = await introspect(p, client, token);
-    if (answer['active'] !== true) noteWhy(res, () => explainRefusal(p, token));
-    sendNoStore(res, answer);
+    const verdict = await verifyToken(p, token);
+    if (!verdict.ok) noteWhy(res, describeRefusal(p, verdict.refusal));
+    sendNoStore(res, introspect(p, client, verdict.ok ? verdict.token : undefined));
   };
 }

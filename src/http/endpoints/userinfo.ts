@@ -1,9 +1,9 @@
 // GET|POST /protocol/openid-connect/userinfo: the claims of the bearer's user.
 import type { Request, RequestHandler } from 'express';
 import type { RealmContext } from '../../realm-context.js';
-import { verifyOwnToken } from '../../tokens/verify.js';
+import { verifyToken } from '../../tokens/verify.js';
 import { explained, invalidRequest, invalidToken } from '../../oauth/errors.js';
-import { explainRefusal } from '../../oauth/refusal.js';
+import { describeRefusal } from '../../oauth/refusal.js';
 import { releasedClaims } from '../../tokens/placement.js';
 import { signRs256 } from '../../tokens/sign.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
@@ -23,12 +23,12 @@ function bearerToken(req: Request): string {
 export function userinfoHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const token = bearerToken(req);
-    const verified = await verifyOwnToken(p, token);
-    if (verified?.kind !== 'access')
+    const verdict = await verifyToken(p, token, 'access');
+    if (!verdict.ok)
       throw explained(invalidToken('Token verification failed: not an active access token of this realm'), {
-        why: () => explainRefusal(p, token, 'access'),
+        why: describeRefusal(p, verdict.refusal),
       });
-    const { claims } = verified;
+    const { claims } = verdict.token;
     const azp = typeof claims['azp'] === 'string' ? claims['azp'] : undefined;
     noteForLog(res, azp !== undefined ? { client: azp } : {});
     const entry = typeof claims.sub === 'string' ? p.subjectIds.lookup(p.realm, claims.sub, azp) : undefined;
