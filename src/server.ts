@@ -12,16 +12,20 @@ import { createApp } from './http/app.js';
 import { Ids } from './ids.js';
 import { loadRealmKeys } from './keys/realm-keys.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
-import { Provider, realmIssuer } from './provider.js';
+import { Provider, realmIssuer } from './realm/provider.js';
+import { realmBasePath } from './realm/paths.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi, type QaApi } from './qa/router.js';
 import { runTokenFlow, TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
 import type { TokenResponse } from './oauth/token-set.js';
-import { parseJournalFilter, type JournalRecord } from './qa/journal.js';
-import { ENDPOINT_NAMES } from './http/paths.js';
+import { parseJournalFilter } from './qa/journal.js';
+import type { JournalRecord } from './store/journal.js';
+import { ENDPOINT_NAMES } from './endpoint-names.js';
 import { BackchannelLogout } from './oauth/backchannel-logout.js';
-import { openStore, type StoreBackend } from './store/backend.js';
-import { shareQaState } from './store/qa-sync.js';
+import { OAuthError } from './oauth/errors.js';
+import type { StoreBackend } from './store/backend.js';
+import { openStore } from './store/open.js';
+import { shareQaState } from './realm/shared-state.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -316,6 +320,15 @@ export async function createProvider(options: MockIdpOptions): Promise<Provider>
   return first;
 }
 
+/** A request that meets a failure of the store answers 503, as the real provider answers while degraded. */
+function storeUnavailable(): OAuthError {
+  return new OAuthError(
+    'temporarily_unavailable',
+    'The state store (Redis) is unavailable; retry later',
+    503,
+  );
+}
+
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
@@ -369,7 +382,7 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
       const client = provider.realm.clients.get(request.client);
       if (client === undefined)
         return Promise.reject(new TokenFlowError(`unknown client "${request.client}"`));
-      return runTokenFlow(`${url}/realms/${provider.realm.name}`, client, request);
+      return runTokenFlow(`${url}${realmBasePath(provider.realm.name)}`, client, request);
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
   };
@@ -398,7 +411,7 @@ export async function serveMockIdp(
   onListening?: (realms: ListeningRealm[]) => void,
 ): Promise<MockIdp> {
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
-  const backend = await openStore(options.store, log);
+  const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
   let several: boolean;
   let big: boolean;

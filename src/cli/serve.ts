@@ -1,6 +1,7 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
 import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
+import { realmBasePath } from '../realm/paths.js';
 import { settleServerHeap } from '../heap-flags.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
@@ -51,7 +52,7 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
 
 /** A realm's ready line: the realm base URL to reach it, and the issuer when one is fixed elsewhere. */
 export function readyLine(realm: ListeningRealm): string {
-  const local = `${realm.url}/realms/${realm.name}`;
+  const local = `${realm.url}${realmBasePath(realm.name)}`;
   return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
 }
 

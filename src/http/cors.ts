@@ -1,8 +1,8 @@
 // CORS for browser clients, as Keycloak's web origins: a client's registered origins may call the realm;
 // discovery and the JWKS are public to any origin.
 import type { RequestHandler } from 'express';
-import type { RealmContext } from '../realm-context.js';
-import { PATHS } from './paths.js';
+import type { RealmContext } from '../realm/context.js';
+import { PATHS } from '../realm/paths.js';
 
 const PUBLIC_PATHS = new Set<string>([PATHS.discovery, PATHS.certs]);
 

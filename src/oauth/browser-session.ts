@@ -1,10 +1,10 @@
 // The browser half of a session: Keycloak's session cookies, and OIDC Session Management's session_state.
 import { hash } from 'node:crypto';
 import { jwtVerify } from 'jose';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import { BoundedMemo } from '../memo.js';
 import { hmacKey, signHs256 } from '../tokens/sign.js';
-import type { Session } from './store.js';
+import type { Session } from '../store/state-store.js';
 
 /** HttpOnly: names the session (a JWT signed with the realm secret, as Keycloak's). */
 export const IDENTITY_COOKIE = 'KEYCLOAK_IDENTITY';

@@ -1,7 +1,8 @@
 // Why a token was refused, for `--log-level debug` only: the checks of verifyOwnToken (tokens/verify.ts) replayed
 // one by one, each failure told in words. Names kids, issuers and times; never a token, secret or claim value.
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
+import { realmBasePath } from '../realm/paths.js';
 import { hmacKey } from '../tokens/sign.js';
 import {
   fixedIssuerOf,
@@ -46,7 +47,7 @@ export async function explainRefusal(
   const iss = typeof claims.iss === 'string' ? claims.iss : undefined;
   const fixed = fixedIssuerOf(p);
   if (!isOurIssuer(p, iss))
-    return `foreign issuer "${String(iss)}" (this realm: ${fixed ?? `any origin + /realms/${p.realm.name}`})`;
+    return `foreign issuer "${String(iss)}" (this realm: ${fixed ?? `any origin + ${realmBasePath(p.realm.name)}`})`;
   const now = p.clock.nowSeconds();
   if (typeof claims.exp === 'number' && claims.exp <= now)
     return `expired ${ago(now - claims.exp)} ago by the mock clock (exp ${claims.exp}, now ${now})`;

@@ -1,7 +1,7 @@
 // POST /mock/tokens/verify: decode a token and say whether this realm accepts it, and if not exactly why.
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { explainRefusal } from '../oauth/refusal.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 import { verifyOwnToken } from '../tokens/verify.js';
 
 export interface TokenVerdict {

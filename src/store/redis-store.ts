@@ -1,4 +1,4 @@
-// The Redis store (PRODUCT.md §12): a realm's sessions, codes, spent codes, revocations, assertion ids and
+// The Redis store: a realm's sessions, codes, spent codes, revocations, assertion ids and
 // ended-session tombstones under `mock-idp:{realm}:`, shared by every process on the same Redis. Expiry is
 // decided on the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use things are
 // atomic in Redis: GETDEL takes a code or a session, SET NX records an assertion id, a Lua script expires.
@@ -6,17 +6,15 @@ import type { Redis as RedisClient } from 'ioredis';
 import { z } from 'zod';
 import { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { ENDPOINT_NAMES, type EndpointName } from '../http/paths.js';
-import { OAuthError } from '../oauth/errors.js';
-import type { PendingFault } from '../qa/fault-spec.js';
+import { ENDPOINT_NAMES, type EndpointName } from '../endpoint-names.js';
+import type { FaultStore, NewFault, PendingFault } from './faults.js';
 import {
   JOURNAL_CAPACITY,
   matches,
   type JournalFilter,
   type JournalRecord,
   type JournalStore,
-} from '../qa/journal.js';
-import type { FaultStore, NewFault } from './faults.js';
+} from './journal.js';
 import {
   ASSERTION_TOLERANCE_S,
   type CodeGrant,
@@ -25,9 +23,8 @@ import {
   type SessionEndReason,
   type SessionPage,
   type StateStore,
-} from '../oauth/store.js';
-import { redact, StoreError, type StoreBackend, type StoreHealth } from './backend.js';
-import type { SharedQaState } from './qa-sync.js';
+} from './state-store.js';
+import { redact, StoreError, type SharedQaState, type StoreBackend, type StoreHealth } from './backend.js';
 
 /** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
 const CLEANUP_MS = 24 * 3600 * 1000;
@@ -124,14 +121,8 @@ const faultSchema = z.object({
   remaining: z.union([z.number().int(), z.literal('always')]),
 });
 
-/** Every store failure a request meets becomes this: 503, as the real provider answers while degraded. */
-export function unavailable(): OAuthError {
-  return new OAuthError(
-    'temporarily_unavailable',
-    'The state store (Redis) is unavailable; retry later',
-    503,
-  );
-}
+/** Runs one operation on Redis; a failure of Redis becomes the error the server answers it with (a 503). */
+type RunOnStore = <T>(op: () => Promise<T>) => Promise<T>;
 
 /**
  * A realm's faults in Redis: a list per endpoint (`faults:{endpoint}`, oldest first) and an id counter, so
@@ -141,11 +132,13 @@ class RedisFaults implements FaultStore {
   readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #badData: (what: string) => void;
+  readonly #run: RunOnStore;
 
-  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void) {
+  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void, run: RunOnStore) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#badData = badData;
+    this.#run = run;
   }
 
   #list(endpoint: EndpointName): string {
@@ -166,7 +159,7 @@ class RedisFaults implements FaultStore {
   }
 
   add(fault: NewFault): Promise<PendingFault> {
-    return runOnStore(async () => {
+    return this.#run(async () => {
       const id = await this.#redis.incr(`${this.#prefix}fault-id`);
       const added = { id, ...fault };
       await this.#redis.rpush(this.#list(fault.endpoint), JSON.stringify(added));
@@ -175,7 +168,7 @@ class RedisFaults implements FaultStore {
   }
 
   list(): Promise<PendingFault[]> {
-    return runOnStore(async () => {
+    return this.#run(async () => {
       const pipeline = this.#redis.pipeline();
       for (const endpoint of ENDPOINT_NAMES) pipeline.lrange(this.#list(endpoint), 0, -1);
       const lists = (await pipeline.exec()) ?? [];
@@ -188,7 +181,7 @@ class RedisFaults implements FaultStore {
   }
 
   clear(): Promise<number> {
-    return runOnStore(async () => {
+    return this.#run(async () => {
       const multi = this.#redis.multi();
       for (const endpoint of ENDPOINT_NAMES) multi.llen(this.#list(endpoint));
       multi.del(...ENDPOINT_NAMES.map((endpoint) => this.#list(endpoint)));
@@ -200,7 +193,7 @@ class RedisFaults implements FaultStore {
   }
 
   take(endpoint: EndpointName): Promise<PendingFault | undefined> {
-    return runOnStore(async () => {
+    return this.#run(async () => {
       const [raw, bad] = (await this.#redis.eval(TAKE_FAULT_SCRIPT, 1, this.#list(endpoint))) as [
         string | null,
         number,
@@ -232,11 +225,13 @@ class RedisJournal implements JournalStore {
   readonly #redis: RedisClient;
   readonly #key: string;
   readonly #badData: (what: string) => void;
+  readonly #run: RunOnStore;
 
-  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void) {
+  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void, run: RunOnStore) {
     this.#redis = redis;
     this.#key = `${prefix}journal`;
     this.#badData = badData;
+    this.#run = run;
   }
 
   add(record: JournalRecord): void {
@@ -250,7 +245,7 @@ class RedisJournal implements JournalStore {
   }
 
   list(filter: JournalFilter = {}): Promise<JournalRecord[]> {
-    return runOnStore(async () => {
+    return this.#run(async () => {
       const out: JournalRecord[] = [];
       // Only a limit: the newest records are the list's last ones, and no other need be read.
       const onlyLimit = filter.limit !== undefined && Object.keys(filter).length === 1;
@@ -271,25 +266,15 @@ class RedisJournal implements JournalStore {
   }
 
   size(): Promise<number> {
-    return runOnStore(() => this.#redis.llen(this.#key));
+    return this.#run(() => this.#redis.llen(this.#key));
   }
 
   clear(): Promise<number> {
-    return runOnStore(async () => {
+    return this.#run(async () => {
       const results = await this.#redis.multi().llen(this.#key).del(this.#key).exec();
       const length = results?.[0]?.[1];
       return typeof length === 'number' ? length : 0;
     });
-  }
-}
-
-/** Runs a store operation; a failure of the store (not an OAuth answer) becomes a 503. */
-async function runOnStore<T>(op: () => Promise<T>): Promise<T> {
-  try {
-    return await op();
-  } catch (err) {
-    if (err instanceof OAuthError) throw err;
-    throw unavailable();
   }
 }
 
@@ -304,17 +289,25 @@ class RedisStateStore implements StateStore {
   readonly #order: string;
   readonly #listeners: SessionEndListener[] = [];
   readonly #badData: (what: string) => void;
+  readonly #run: RunOnStore;
   tombstoneSeconds = 0;
 
-  constructor(redis: RedisClient, realm: string, clock: Clock, badData: (what: string) => void) {
+  constructor(
+    redis: RedisClient,
+    realm: string,
+    clock: Clock,
+    badData: (what: string) => void,
+    run: RunOnStore,
+  ) {
     this.#redis = redis;
     this.#clock = clock;
     this.#prefix = `mock-idp:${realm}:`;
     this.#index = `${this.#prefix}sessions`;
     this.#order = `${this.#prefix}session-ids`;
     this.#badData = badData;
-    this.faults = new RedisFaults(redis, this.#prefix, badData);
-    this.journal = new RedisJournal(redis, this.#prefix, badData);
+    this.#run = run;
+    this.faults = new RedisFaults(redis, this.#prefix, badData, run);
+    this.journal = new RedisJournal(redis, this.#prefix, badData, run);
   }
 
   #key(kind: string, id: string): string {
@@ -324,10 +317,6 @@ class RedisStateStore implements StateStore {
   /** PX for a record the mock clock expires at `expiresAt`: the mock lifetime left plus a day. */
   #ttl(expiresAt: number): number {
     return Math.max(0, Math.min(expiresAt - this.#clock.nowSeconds(), 10 * 365 * 86400)) * 1000 + CLEANUP_MS;
-  }
-
-  #run<T>(op: () => Promise<T>): Promise<T> {
-    return runOnStore(op);
   }
 
   /**
@@ -585,13 +574,24 @@ class RedisBackend implements StoreBackend {
   readonly #log: Logger;
   readonly #where: string;
   readonly #reportedBad = new Set<string>();
+  readonly #unavailable: () => Error;
   lastError: string | undefined;
 
-  constructor(redis: RedisClient, log: Logger, where: string) {
+  constructor(redis: RedisClient, log: Logger, where: string, unavailable: () => Error) {
     this.#redis = redis;
     this.#log = log;
     this.#where = where;
+    this.#unavailable = unavailable;
   }
+
+  /** Every failure of Redis a request meets becomes the caller's `unavailable` error. */
+  #run: RunOnStore = async (op) => {
+    try {
+      return await op();
+    } catch {
+      throw this.#unavailable();
+    }
+  };
 
   /** Data that does not parse counts as absent; said once per kind, never a 500. */
   #badData = (what: string): void => {
@@ -603,7 +603,7 @@ class RedisBackend implements StoreBackend {
   };
 
   storeFor(realm: string, clock: Clock): StateStore {
-    return new RedisStateStore(this.#redis, realm, clock, this.#badData);
+    return new RedisStateStore(this.#redis, realm, clock, this.#badData, this.#run);
   }
 
   async shared(
@@ -632,22 +632,22 @@ class RedisBackend implements StoreBackend {
     const version = `mock-idp:${realm}:qa-version`;
     const clients = `mock-idp:${realm}:clients`;
     return {
-      version: () => runOnStore(() => this.#redis.get(version)),
-      read: () => runOnStore(() => this.#redis.hgetall(hash)),
+      version: () => this.#run(() => this.#redis.get(version)),
+      read: () => this.#run(() => this.#redis.hgetall(hash)),
       write: (kind, value) =>
-        runOnStore(async () => {
+        this.#run(async () => {
           const multi = this.#redis.multi().hset(hash, kind, value);
           if (kind === 'fixtures') multi.del(clients);
           await multi.incr(version).exec();
         }),
-      clients: () => runOnStore(() => this.#redis.hgetall(clients)),
+      clients: () => this.#run(() => this.#redis.hgetall(clients)),
       addClient: (id, record) =>
-        runOnStore(async () => {
+        this.#run(async () => {
           const results = await this.#redis.multi().hsetnx(clients, id, record).incr(version).exec();
           return results?.[0]?.[1] === 1;
         }),
       removeClient: (id) =>
-        runOnStore(async () => {
+        this.#run(async () => {
           const results = await this.#redis.multi().hdel(clients, id).incr(version).exec();
           return results?.[0]?.[1] === 1;
         }),
@@ -668,7 +668,11 @@ class RedisBackend implements StoreBackend {
 }
 
 /** Connects to Redis and checks it answers; a clear StoreError (nothing listening yet) when it does not. */
-export async function openRedisBackend(url: URL, log: Logger): Promise<StoreBackend> {
+export async function openRedisBackend(
+  url: URL,
+  log: Logger,
+  unavailable: () => Error,
+): Promise<StoreBackend> {
   const { Redis } = await import('ioredis');
   const where = redact(url);
   let started = false;
@@ -688,7 +692,7 @@ export async function openRedisBackend(url: URL, log: Logger): Promise<StoreBack
     retryStrategy: (times) => (started ? Math.min(times * 100, 1000) : null),
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   });
-  const backend = new RedisBackend(redis, log, where);
+  const backend = new RedisBackend(redis, log, where, unavailable);
   redis.on('error', (err: Error) => {
     if (!started) {
       lastStartError = err.message;

@@ -1,7 +1,8 @@
 // Verifying a token this realm issued: signature (realm key or realm secret), time by the mock clock,
 // issuer of this realm, kind by `typ`, not revoked, and its session not ended here.
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
+import { realmBasePath } from '../realm/paths.js';
 import { hmacKey } from './sign.js';
 
 export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
@@ -45,7 +46,7 @@ export function isOurIssuer(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>, is
   if (typeof iss !== 'string') return false;
   const fixed = fixedIssuerOf(ctx);
   if (fixed !== undefined) return iss === fixed;
-  return URL.canParse(iss) && new URL(iss).pathname === `/realms/${ctx.realm.name}`;
+  return URL.canParse(iss) && new URL(iss).pathname === realmBasePath(ctx.realm.name);
 }
 
 /** The verified token, or undefined for anything that is not an active token of this realm. */

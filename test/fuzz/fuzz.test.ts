@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PATHS } from '../../src/http/paths.js';
+import { PATHS } from '../../src/realm/paths.js';
 import type { FixturesInput } from '../../src/index.js';
 import { startIdp, type TestIdp } from '../helpers/server.js';
 import { basic, expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';

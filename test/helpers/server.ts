@@ -1,7 +1,7 @@
 // Starts and stops real mock-idp servers on 127.0.0.1:0 for tests, from a fixtures file or object.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { PATHS } from '../../src/http/paths.js';
+import { PATHS } from '../../src/realm/paths.js';
 import { startMockIdp, type MockIdp, type MockIdpOptions } from '../../src/server.js';
 
 /** The realm most tests use: written for these tests in the PRODUCT.md §3 format, not the bundled one. */
