@@ -2,17 +2,16 @@
 import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Clock, parseInstant } from './clock.js';
+import type { Clock } from './clock.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
 import { FixturesError } from './fixtures/errors.js';
 import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from './fixtures/parse-worker.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import { createApp } from './http/app.js';
-import { Ids } from './ids.js';
-import { loadRealmKeys } from './keys/realm-keys.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
-import { Provider, realmIssuer } from './realm/provider.js';
+import { buildProvider } from './realm/build.js';
+import { realmIssuer, type Provider } from './realm/provider.js';
 import { realmBasePath } from './realm/paths.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi, type QaApi } from './qa/router.js';
@@ -25,7 +24,6 @@ import { BackchannelLogout } from './oauth/backchannel-logout.js';
 import { OAuthError } from './oauth/errors.js';
 import type { StoreBackend } from './store/backend.js';
 import { openStore } from './store/open.js';
-import { shareQaState } from './realm/shared-state.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -234,66 +232,10 @@ function expressMessages(): {
   };
 }
 
-/** Builds the provider of one realm: its own clock, ids, keys and secret. */
-async function providerOf(
-  realm: Realm,
-  options: MockIdpOptions,
-  several: boolean,
-  backend: StoreBackend | undefined,
-): Promise<Provider> {
-  const start = options.clock ?? realm.clock?.start;
-  const clock = new Clock({
-    ...(start !== undefined ? { startMs: parseInstant(start) } : {}),
-    frozen: options.frozen ?? realm.clock?.frozen ?? false,
-  });
-  const seed = options.seed ?? realm.seed;
-  // Two realms with one seed must still differ: each realm's ids derive from the seed and its name.
-  const ids = new Ids(seed !== undefined && several ? `${seed}\u0000realm\u0000${realm.name}` : seed);
-  const share =
-    backend?.kind === 'redis'
-      ? (name: string, make: () => Promise<string>, valid: (value: string) => boolean) =>
-          backend.shared(realm.name, name, make, valid)
-      : undefined;
-  const pems = new Map<string, string>();
-  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share, pems);
-  // The realm's HS256 secret (refresh tokens, browser cookies): from the seed, else shared by the replicas.
-  const secret =
-    share !== undefined && seed === undefined
-      ? Buffer.from(
-          await share(
-            'realm-secret',
-            async () => ids.secret('realm-hs256').toString('base64url'),
-            (value) => /^[A-Za-z0-9_-]{43}$/.test(value),
-          ),
-          'base64url',
-        )
-      : undefined;
-  const issuer = several ? undefined : options.issuer;
-  const provider = new Provider({
-    realm,
-    clock,
-    ids,
-    keys,
-    ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
-    ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
-    ...(secret !== undefined ? { secret } : {}),
-  });
-  for (const [kid, pem] of pems) provider.keyPems.set(kid, pem);
-  if (backend?.sharedQa !== undefined) {
-    provider.qaShare = shareQaState(
-      provider,
-      backend.sharedQa(realm.name),
-      options.logger ?? createLogger('silent'),
-    );
-    await provider.qaShare.pull();
-  }
-  return provider;
-}
-
 /** Builds the providers of every realm of the options (the first first), without listening. */
 export async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
   const { realms, several } = await loadRealmsOf(options);
-  return Promise.all(realms.map((realm) => providerOf(realm, options, several, backend)));
+  return Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend)));
 }
 
 /** Loads the realms of the options (refusing --key or --issuer with several). */
@@ -426,7 +368,7 @@ export async function serveMockIdp(
     backend.kind === 'memory' &&
     realms.every((realm) => realm.keys === undefined && (several || options.keyFile === undefined));
   const build = (): Promise<Provider[]> =>
-    Promise.all(realms.map((realm) => providerOf(realm, options, several, backend))).catch(async (err) => {
+    Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend))).catch(async (err) => {
       await backend.close();
       throw err;
     });
