@@ -1,10 +1,10 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
 import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
-import { realmBasePath } from '../realm/paths.js';
 import { settleServerHeap } from '../heap-flags.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
+import { realmBasePath } from '../realm/paths.js';
 
 export interface ServeOptions {
   /** One file per realm (--fixtures may be given several times). */
