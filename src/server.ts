@@ -33,8 +33,8 @@ export type FixturesSource = string | FixturesInput;
 
 export interface MockIdpOptions {
   /**
-   * Fixtures file path, or the fixtures as an object; several (an array) serve one realm each, side by side
-   * (PRODUCT.md §13). Default: the bundled fixtures/default.yaml.
+   * Fixtures file path, or the fixtures as an object; several (an array) serve one realm each, side by side.
+   * Default: the bundled fixtures/default.yaml.
    */
   fixtures?: FixturesSource | readonly FixturesSource[];
   /** Port to listen on; 0 picks a free one. Default: 0. */
@@ -69,8 +69,8 @@ export interface MockIdpOptions {
   qaApi?: boolean;
   /**
    * Where sessions, codes, revocations and used assertion ids live: `memory` (the process; default) or
-   * `redis://[:password@]host:port[/db]` / `rediss://...`, shared by every process on that Redis
-   * (PRODUCT.md §12). An unusable store rejects before anything listens.
+   * `redis://[:password@]host:port[/db]` / `rediss://...`, shared by every process on that Redis.
+   * An unusable store rejects before anything listens.
    */
   store?: string;
   /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
@@ -79,7 +79,7 @@ export interface MockIdpOptions {
   logger?: Logger;
 }
 
-/** One realm of a running server (PRODUCT.md §13). */
+/** One realm of a running server. */
 export interface MockIdpRealm {
   /** The realm name (the fixtures' `realm`). */
   name: string;

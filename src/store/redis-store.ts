@@ -1,7 +1,7 @@
-// The Redis store: a realm's sessions, codes, spent codes, revocations, assertion ids and
-// ended-session tombstones under `mock-idp:{realm}:`, shared by every process on the same Redis. Expiry is
-// decided on the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use things are
-// atomic in Redis: GETDEL takes a code or a session, SET NX records an assertion id, a Lua script expires.
+// The Redis store: a realm's sessions, codes, spent codes, revocations, assertion ids, ended-session tombstones,
+// faults and journal under `mock-idp:{realm}:`, shared by every process on the same Redis. Expiry is decided on
+// the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use things are atomic in
+// Redis: GETDEL takes a code or a session, SET NX records an assertion id, a Lua script expires.
 import type { Redis as RedisClient } from 'ioredis';
 import { z } from 'zod';
 import { Clock } from '../clock.js';
