@@ -2,7 +2,7 @@
 import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Clock, parseInstant } from './clock.js';
+import type { Clock } from './clock.js';
 import { ListenError } from './errors.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
 import { FixturesError } from './fixtures/errors.js';
@@ -10,19 +10,21 @@ import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from './fixtures/parse-wo
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import { createApp } from './http/app.js';
-import { Ids } from './ids.js';
-import { loadRealmKeys } from './keys/realm-keys.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
-import { Provider, realmIssuer } from './provider.js';
+import { buildProvider } from './realm/build.js';
+import { realmIssuer, type Provider } from './realm/provider.js';
+import { realmBasePath } from './realm/paths.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi, type QaApi } from './qa/router.js';
 import { runTokenFlow, TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
 import type { TokenResponse } from './oauth/token-set.js';
-import { parseJournalFilter, type JournalRecord } from './qa/journal.js';
-import { ENDPOINT_NAMES } from './http/paths.js';
+import { parseJournalFilter } from './qa/journal.js';
+import type { JournalRecord } from './store/journal.js';
+import { ENDPOINT_NAMES } from './endpoint-names.js';
 import { BackchannelLogout } from './oauth/backchannel-logout.js';
-import { openStore, type StoreBackend } from './store/backend.js';
-import { shareQaState } from './store/qa-sync.js';
+import { OAuthError } from './oauth/errors.js';
+import type { StoreBackend } from './store/backend.js';
+import { openStore } from './store/open.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -32,8 +34,8 @@ export type FixturesSource = string | FixturesInput;
 
 export interface MockIdpOptions {
   /**
-   * Fixtures file path, or the fixtures as an object; several (an array) serve one realm each, side by side
-   * (PRODUCT.md §13). Default: the bundled fixtures/default.yaml.
+   * Fixtures file path, or the fixtures as an object; several (an array) serve one realm each, side by side.
+   * Default: the bundled fixtures/default.yaml.
    */
   fixtures?: FixturesSource | readonly FixturesSource[];
   /** Port to listen on; 0 picks a free one. Default: 0. */
@@ -68,8 +70,8 @@ export interface MockIdpOptions {
   qaApi?: boolean;
   /**
    * Where sessions, codes, revocations and used assertion ids live: `memory` (the process; default) or
-   * `redis://[:password@]host:port[/db]` / `rediss://...`, shared by every process on that Redis
-   * (PRODUCT.md §12). An unusable store rejects before anything listens.
+   * `redis://[:password@]host:port[/db]` / `rediss://...`, shared by every process on that Redis.
+   * An unusable store rejects before anything listens.
    */
   store?: string;
   /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
@@ -78,7 +80,7 @@ export interface MockIdpOptions {
   logger?: Logger;
 }
 
-/** One realm of a running server (PRODUCT.md §13). */
+/** One realm of a running server. */
 export interface MockIdpRealm {
   /** The realm name (the fixtures' `realm`). */
   name: string;
@@ -231,66 +233,10 @@ function expressMessages(): {
   };
 }
 
-/** Builds the provider of one realm: its own clock, ids, keys and secret. */
-async function providerOf(
-  realm: Realm,
-  options: MockIdpOptions,
-  several: boolean,
-  backend: StoreBackend | undefined,
-): Promise<Provider> {
-  const start = options.clock ?? realm.clock?.start;
-  const clock = new Clock({
-    ...(start !== undefined ? { startMs: parseInstant(start) } : {}),
-    frozen: options.frozen ?? realm.clock?.frozen ?? false,
-  });
-  const seed = options.seed ?? realm.seed;
-  // Two realms with one seed must still differ: each realm's ids derive from the seed and its name.
-  const ids = new Ids(seed !== undefined && several ? `${seed}\u0000realm\u0000${realm.name}` : seed);
-  const share =
-    backend?.kind === 'redis'
-      ? (name: string, make: () => Promise<string>, valid: (value: string) => boolean) =>
-          backend.shared(realm.name, name, make, valid)
-      : undefined;
-  const pems = new Map<string, string>();
-  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share, pems);
-  // The realm's HS256 secret (refresh tokens, browser cookies): from the seed, else shared by the replicas.
-  const secret =
-    share !== undefined && seed === undefined
-      ? Buffer.from(
-          await share(
-            'realm-secret',
-            async () => ids.secret('realm-hs256').toString('base64url'),
-            (value) => /^[A-Za-z0-9_-]{43}$/.test(value),
-          ),
-          'base64url',
-        )
-      : undefined;
-  const issuer = several ? undefined : options.issuer;
-  const provider = new Provider({
-    realm,
-    clock,
-    ids,
-    keys,
-    ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
-    ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
-    ...(secret !== undefined ? { secret } : {}),
-  });
-  for (const [kid, pem] of pems) provider.keyPems.set(kid, pem);
-  if (backend?.sharedQa !== undefined) {
-    provider.qaShare = shareQaState(
-      provider,
-      backend.sharedQa(realm.name),
-      options.logger ?? createLogger('silent'),
-    );
-    await provider.qaShare.pull();
-  }
-  return provider;
-}
-
 /** Builds the providers of every realm of the options (the first first), without listening. */
 export async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
   const { realms, several } = await loadRealmsOf(options);
-  return Promise.all(realms.map((realm) => providerOf(realm, options, several, backend)));
+  return Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend)));
 }
 
 /** Loads the realms of the options (refusing --key or --issuer with several). */
@@ -315,6 +261,15 @@ export async function createProvider(options: MockIdpOptions): Promise<Provider>
   const [first] = await createProviders(options);
   if (first === undefined) throw new Error('no fixtures');
   return first;
+}
+
+/** A request that meets a failure of the store answers 503, as the real provider answers while degraded. */
+function storeUnavailable(): OAuthError {
+  return new OAuthError(
+    'temporarily_unavailable',
+    'The state store (Redis) is unavailable; retry later',
+    503,
+  );
 }
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
@@ -370,7 +325,7 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
       const client = provider.realm.clients.get(request.client);
       if (client === undefined)
         return Promise.reject(new TokenFlowError(`unknown client "${request.client}"`));
-      return runTokenFlow(`${url}/realms/${provider.realm.name}`, client, request);
+      return runTokenFlow(`${url}${realmBasePath(provider.realm.name)}`, client, request);
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
   };
@@ -399,7 +354,7 @@ export async function serveMockIdp(
   onListening?: (realms: ListeningRealm[]) => void,
 ): Promise<MockIdp> {
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
-  const backend = await openStore(options.store, log);
+  const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
   let several: boolean;
   let big: boolean;
@@ -414,7 +369,7 @@ export async function serveMockIdp(
     backend.kind === 'memory' &&
     realms.every((realm) => realm.keys === undefined && (several || options.keyFile === undefined));
   const build = (): Promise<Provider[]> =>
-    Promise.all(realms.map((realm) => providerOf(realm, options, several, backend))).catch(async (err) => {
+    Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend))).catch(async (err) => {
       await backend.close();
       throw err;
     });

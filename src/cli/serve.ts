@@ -3,6 +3,7 @@ import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } 
 import { createLogger, type LogLevel } from '../log.js';
 import { CliError, EXIT } from './exit.js';
 import { watchFixtures } from './watch.js';
+import { realmBasePath } from '../realm/paths.js';
 
 export interface ServeOptions {
   /** One file per realm (--fixtures may be given several times). */
@@ -50,7 +51,7 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
 
 /** A realm's ready line: the realm base URL to reach it, and the issuer when one is fixed elsewhere. */
 export function readyLine(realm: ListeningRealm): string {
-  const local = `${realm.url}/realms/${realm.name}`;
+  const local = `${realm.url}${realmBasePath(realm.name)}`;
   return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
 }
 

@@ -2,6 +2,7 @@
 import type { MintedToken, MintRequest, MintSignature, MintTokenType } from '../qa/mint-request.js';
 import { Minter } from '../qa/mint.js';
 import { createProvider } from '../server.js';
+import { realmBasePath } from '../realm/paths.js';
 import { CliError, EXIT } from './exit.js';
 
 /** Offline tokens name this origin unless an issuer is fixed: the default `serve` address, as its ready line shows it. */
@@ -56,7 +57,7 @@ export function realmBaseOf(server: string): string {
   const url = new URL(server);
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/realms\/[^/]+$/.test(path)) return `${url.origin}${path}`;
-  if (path === '') return `${url.origin}/realms/mock`;
+  if (path === '') return `${url.origin}${realmBasePath('mock')}`;
   throw new CliError(
     `--server ${server}: give the realm base URL (http://host:port/realms/NAME) or the origin (http://host:port)`,
     EXIT.usage,

@@ -4,7 +4,7 @@ import { readTextFile } from '../read-file.js';
 import { basename, dirname, resolve } from 'node:path';
 import { FixturesError } from '../fixtures/errors.js';
 import { digestOf } from '../fixtures/load.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 import { replaceFixtures } from '../fixtures/replace.js';
 
 /** Editors write in bursts (truncate, write, rename): wait this long after the last event. */

@@ -3,8 +3,10 @@ import type { StoreHealth } from '../store/backend.js';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from '../log.js';
 import type { Why } from '../oauth/refusal.js';
-import type { Provider } from '../provider.js';
-import { logLine, type JournalRecord } from '../qa/journal.js';
+import type { Provider } from '../realm/provider.js';
+import { realmBasePath } from '../realm/paths.js';
+import { logLine } from '../qa/journal.js';
+import type { JournalRecord } from '../store/journal.js';
 import { OAuthError } from '../oauth/errors.js';
 import { sendJson } from './context.js';
 import { errorHandler } from './error-handler.js';
@@ -113,7 +115,7 @@ export function createApp(
   // which hands the request to the realm's router itself (a second layer would match the path again).
   for (const { provider: p, hooks } of realms) {
     const router = createRealmRouter(p, hooks);
-    app.use(`/realms/${p.realm.name}`, (req, res, next) => {
+    app.use(realmBasePath(p.realm.name), (req, res, next) => {
       res.locals['realm'] = p;
       res.locals['arrived'] = p.clock.now().toISOString();
       res.locals['issuer'] = p.issuerFor(requestOrigin(req));
@@ -121,7 +123,7 @@ export function createApp(
     });
   }
   const names = realms.map((r) => `"${r.provider.realm.name}"`).join(', ');
-  app.use('/realms/:realm', (req, _res, next) => {
+  app.use(realmBasePath(':realm'), (req, _res, next) => {
     if (realms.some((r) => r.provider.realm.name === req.params['realm'])) return next();
     throw new OAuthError(
       'Realm does not exist',

@@ -2,8 +2,8 @@
 // discovery and the JWKS are public to any origin. Other origins, and requests without Origin, get no headers.
 import corsMiddleware, { type CorsOptions } from 'cors';
 import type { Request, RequestHandler } from 'express';
-import type { RealmContext } from '../realm-context.js';
-import { PATHS } from './paths.js';
+import type { RealmContext } from '../realm/context.js';
+import { PATHS } from '../realm/paths.js';
 
 const PUBLIC_PATHS = new Set<string>([PATHS.discovery, PATHS.certs]);
 

@@ -2,7 +2,7 @@
 // the hooks (fault injection before endpoints, the QA API under /mock). Mounted at /realms/{realm}.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { OAuthError } from '../oauth/errors.js';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import { authorizeHandler } from './endpoints/authorize.js';
 import { certsHandler } from './endpoints/certs.js';
 import { discoveryHandler } from './endpoints/discovery.js';
@@ -20,7 +20,8 @@ import { tokenHandler } from './endpoints/token.js';
 import { userinfoHandler } from './endpoints/userinfo.js';
 import { cors } from './cors.js';
 import { formBody } from './form-body.js';
-import { PATHS, type EndpointName } from './paths.js';
+import type { EndpointName } from '../endpoint-names.js';
+import { PATHS } from '../realm/paths.js';
 
 export interface RealmHooks {
   /** Runs before each named endpoint (fault injection); false: it has answered. */

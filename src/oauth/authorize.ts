@@ -1,8 +1,8 @@
 // The authorize request: validation steps and the front-channel response (code, tokens), apart from HTTP.
 import type { Client, Subject } from '../fixtures/realm.js';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import { sessionStateFor } from './browser-session.js';
-import type { Session } from './store.js';
+import type { Session } from '../store/state-store.js';
 import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
 import { halfHash, signRs256 } from '../tokens/sign.js';
 import { OAuthError, invalidRequest } from './errors.js';

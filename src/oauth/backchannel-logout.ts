@@ -2,9 +2,9 @@
 // the session that registered a backchannelLogoutUri. Fire and forget: retries are bounded, failures
 // logged, and nothing waits for them (a client that hangs or fails never delays the logout answer).
 import type { Logger } from '../log.js';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import { signRs256 } from '../tokens/sign.js';
-import type { Session } from './store.js';
+import type { Session } from '../store/state-store.js';
 
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 

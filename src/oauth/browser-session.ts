@@ -2,9 +2,9 @@
 import { hash } from 'node:crypto';
 import { parse as parseCookies } from 'cookie';
 import { jwtVerify } from 'jose';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import { hmacKey, signHs256 } from '../tokens/sign.js';
-import type { Session } from './store.js';
+import type { Session } from '../store/state-store.js';
 
 /** HttpOnly: names the session (a JWT signed with the realm secret, as Keycloak's). */
 export const IDENTITY_COOKIE = 'KEYCLOAK_IDENTITY';

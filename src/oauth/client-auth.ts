@@ -3,11 +3,11 @@ import { timingSafeEqual } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Client } from '../fixtures/realm.js';
 import type { AuthMethod } from '../fixtures/schema.js';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import { Clock } from '../clock.js';
 import { explained, invalidClient, invalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
-import { ASSERTION_TOLERANCE_S } from './store.js';
+import { ASSERTION_TOLERANCE_S } from '../store/state-store.js';
 
 export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const INVALID_CREDENTIALS = 'Invalid client or Invalid client credentials';

@@ -8,6 +8,7 @@ import {
   type AuthMethod,
   type GrantType,
 } from '../fixtures/schema.js';
+import type { ClientMetadata } from '../fixtures/registered-client.js';
 import { parseResponseType, RESPONSE_TYPES } from './authorize.js';
 import { OAuthError } from './errors.js';
 
@@ -24,31 +25,6 @@ const INFO_FIELDS = [
   'software_id',
   'software_version',
 ] as const;
-
-/** The metadata of a registered client, as RFC 7591 §3.2.1 echoes it. */
-export interface ClientMetadata {
-  redirect_uris: string[];
-  grant_types: GrantType[];
-  response_types: string[];
-  token_endpoint_auth_method: AuthMethod;
-  scope: string;
-  jwks?: JSONWebKeySet;
-  post_logout_redirect_uris?: string[];
-  frontchannel_logout_uri?: string;
-  backchannel_logout_uri?: string;
-  id_token_signed_response_alg?: 'RS256';
-  subject_type: 'public' | 'pairwise';
-  sector_identifier_uri?: string;
-  userinfo_signed_response_alg?: 'RS256';
-  contacts?: string[];
-  client_name?: string;
-  client_uri?: string;
-  logo_uri?: string;
-  tos_uri?: string;
-  policy_uri?: string;
-  software_id?: string;
-  software_version?: string;
-}
 
 export const invalidMetadata = (d: string): OAuthError => new OAuthError('invalid_client_metadata', d);
 const invalidRedirect = (d: string): OAuthError => new OAuthError('invalid_redirect_uri', d);

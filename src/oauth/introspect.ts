@@ -1,6 +1,6 @@
 // RFC 7662 introspection answers, with the interface document's attribute rules (no nbf, aud, jti).
 import type { Client, Subject } from '../fixtures/realm.js';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import type { VerifiedToken } from '../tokens/verify.js';
 import { releasedClaims } from '../tokens/placement.js';
 

@@ -1,6 +1,7 @@
 // A token's refusal told in words, for `--log-level debug` and the QA token decoder: names kids, issuers and
 // times; never a token, secret or claim value. The checks themselves are verifyToken's (tokens/verify.ts).
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
+import { realmBasePath } from '../realm/paths.js';
 import { fixedIssuerOf, verifyToken, type OwnTokenKind, type Refusal } from '../tokens/verify.js';
 
 /** Lazily computed: only a debug log line asks for it. */
@@ -27,7 +28,7 @@ export function describeRefusal(
     case 'alg-not-accepted':
       return `alg ${String(refusal.alg)} is not accepted (RS256 tokens, HS256 refresh tokens)`;
     case 'foreign-issuer':
-      return `foreign issuer "${String(refusal.iss)}" (this realm: ${fixedIssuerOf(p) ?? `any origin + /realms/${p.realm.name}`})`;
+      return `foreign issuer "${String(refusal.iss)}" (this realm: ${fixedIssuerOf(p) ?? `any origin + ${realmBasePath(p.realm.name)}`})`;
     case 'invalid-time-claim':
       return `"${refusal.claim}" claim must be a number`;
     case 'expired':

@@ -4,22 +4,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Client, Realm } from '../fixtures/realm.js';
 import { nameUuid, type Ids } from '../ids.js';
-import { checkClientMetadata, invalidMetadata, type ClientMetadata } from './client-metadata.js';
+import type { ClientMetadata, Registration } from '../fixtures/registered-client.js';
+import { checkClientMetadata, invalidMetadata } from './client-metadata.js';
 import { invalidToken, type OAuthError } from './errors.js';
 import { z } from 'zod';
 import { AUTH_METHODS, GRANT_TYPES } from '../fixtures/schema.js';
 
 /** Most clients one realm holds by registration; delete some, or replace the fixtures, to register more. */
 export const MAX_REGISTERED_CLIENTS = 1000;
-
-/** What registration adds to a client. */
-export interface Registration {
-  /** SHA-256 of the registration access token (the token itself is not kept). */
-  tokenDigest: Buffer;
-  /** client_id_issued_at, epoch seconds. */
-  issuedAt: number;
-  metadata: ClientMetadata;
-}
 
 export interface RegistrationContext {
   realm: Realm;

@@ -12,7 +12,7 @@ import { Clock } from '../clock.js';
 import type { Client } from '../fixtures/realm.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import { Params } from './params.js';
-import { ASSERTION_TOLERANCE_S } from './store.js';
+import { ASSERTION_TOLERANCE_S } from '../store/state-store.js';
 import { fetchRequestUri, type RequestUriLimits } from './request-uri.js';
 
 export interface RequestObjectContext {

@@ -1,5 +1,5 @@
 // issueTokenSet: signs the tokens of one grant and assembles the token response the interface document shows.
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
 import {
   buildAccessClaims,
   buildIdClaims,

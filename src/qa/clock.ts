@@ -3,7 +3,7 @@ import express from 'express';
 import { z } from 'zod';
 import { ClockRangeError } from '../clock.js';
 import { invalidRequest } from '../oauth/errors.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 import { instantMs, parseBody } from './body.js';
 
 const setSchema = z.strictObject({ now: instantMs.optional(), frozen: z.boolean().optional() });

@@ -1,6 +1,6 @@
-// The fault request of POST /mock/faults and a pending fault: schema and types, apart from HTTP.
+// The fault request of POST /mock/faults: its schema and type, apart from HTTP.
 import { z } from 'zod';
-import { ENDPOINT_NAMES, type EndpointName } from '../http/paths.js';
+import { ENDPOINT_NAMES } from '../endpoint-names.js';
 
 /** Endpoints a fault can target: every named endpoint (the contract's five among them). */
 export const FAULT_ENDPOINTS = ENDPOINT_NAMES;
@@ -22,15 +22,3 @@ export const faultSchema = z
   });
 
 export type FaultSpec = z.input<typeof faultSchema>;
-
-/** A fault still waiting for requests. */
-export interface PendingFault {
-  id: number;
-  endpoint: EndpointName;
-  status?: number;
-  error?: string;
-  description?: string;
-  delayMs?: number;
-  /** How many more matching requests it applies to; `always` until cleared. */
-  remaining: number | 'always';
-}

@@ -1,11 +1,11 @@
 // /mock/faults: the next matching requests fail with a chosen status, or are delayed, or both.
 import express from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EndpointName } from '../http/paths.js';
+import type { EndpointName } from '../endpoint-names.js';
 import { injected, OAuthError, type OAuthErrorCode } from '../oauth/errors.js';
 import { parseBody } from './body.js';
-import { faultSchema, type FaultSpec, type PendingFault } from './fault-spec.js';
-import type { FaultStore } from '../store/faults.js';
+import { faultSchema, type FaultSpec } from './fault-spec.js';
+import type { FaultStore, PendingFault } from '../store/faults.js';
 
 /** The `error` an endpoint would plausibly answer with this status. */
 function defaultError(endpoint: EndpointName, status: number): OAuthErrorCode {

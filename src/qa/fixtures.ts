@@ -4,7 +4,7 @@ import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from '../fixtures/parse-worker.js';
 import { replaceFixtures } from '../fixtures/replace.js';
 import { OAuthError } from '../oauth/errors.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 
 /**
  * A body announced big enough for the fixtures worker starts that worker on the request's headers, so that

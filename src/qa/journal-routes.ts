@@ -1,7 +1,7 @@
 // /mock/requests: read (filtered) or clear the request journal.
 import express from 'express';
-import { ENDPOINT_NAMES } from '../http/paths.js';
-import type { Provider } from '../provider.js';
+import { ENDPOINT_NAMES } from '../endpoint-names.js';
+import type { Provider } from '../realm/provider.js';
 import { parseJournalFilter } from './journal.js';
 
 export function journalRoutes(p: Provider): express.Router {

@@ -3,7 +3,7 @@ import express from 'express';
 import { takeEphemeralKey } from '../keys/ephemeral.js';
 import { toSigningKey } from '../keys/key-store.js';
 import { OAuthError } from '../oauth/errors.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 
 /** The signing key and every published kid, newest first. */
 function keysState(p: Provider): { kid: string; keys: string[] } {

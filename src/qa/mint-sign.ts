@@ -2,7 +2,7 @@
 import { base64url, SignJWT, UnsecuredJWT, type JWTHeaderParameters } from 'jose';
 import { generateSigningKey, type SigningKey } from '../keys/key-store.js';
 import { invalidRequest } from '../oauth/errors.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 import type { Claims } from '../tokens/claims.js';
 import { hmacKey, realmSecret, type RealmSecret } from '../tokens/sign.js';
 import type { MintSignature } from './mint-request.js';

@@ -4,7 +4,7 @@ import { checkInstantMs } from '../clock.js';
 import type { Client, Realm } from '../fixtures/realm.js';
 import { invalidRequest } from '../oauth/errors.js';
 import { clientCredentialsScopes, parseScope } from '../oauth/scopes.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 import {
   buildAccessClaims,
   buildIdClaims,

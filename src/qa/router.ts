@@ -2,7 +2,7 @@
 import express from 'express';
 import type { RealmHooks } from '../http/realm-router.js';
 import { issuerOf } from '../http/context.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 import { qaAccess, type QaAccess } from './access.js';
 import { clockRoutes } from './clock.js';
 import { FaultInjector, faultRoutes } from './faults.js';

@@ -2,8 +2,8 @@
 // active).
 import express from 'express';
 import { invalidRequest, OAuthError } from '../oauth/errors.js';
-import type { Session } from '../oauth/store.js';
-import type { Provider } from '../provider.js';
+import type { Session } from '../store/state-store.js';
+import type { Provider } from '../realm/provider.js';
 
 /** The largest page `limit` takes; a page without `limit` (only a cursor) has DEFAULT_LIMIT. */
 export const MAX_LIMIT = 1000;

@@ -1,7 +1,7 @@
 // POST /mock/tokens/verify: decode a token and say whether this realm accepts it, and if not exactly why.
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';
 import { describeRefusal } from '../oauth/refusal.js';
-import type { Provider } from '../provider.js';
+import type { Provider } from '../realm/provider.js';
 import { verifyToken } from '../tokens/verify.js';
 
 export interface TokenVerdict {

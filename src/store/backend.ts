@@ -1,9 +1,7 @@
-// Where realms keep their state (PRODUCT.md §12): `memory` (in the process, the default) or a Redis URL. The
-// backend is opened once per process and hands each realm its own store.
+// The store backend contract: where realms keep their state, `memory` (in the process, the default) or a Redis
+// URL. A backend is opened once per process (store/open.ts) and hands each realm its own store.
 import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import { MemoryStore, type StateStore } from '../oauth/store.js';
-import type { SharedQaState } from './qa-sync.js';
+import type { StateStore } from './state-store.js';
 
 /** A store that cannot be used: a malformed URL, an unknown scheme, a Redis that refuses or is not there. */
 export class StoreError extends Error {
@@ -37,6 +35,22 @@ export interface StoreBackend {
   close(): Promise<void>;
 }
 
+export type SharedKind = 'clock' | 'keys' | 'fixtures';
+
+/** Where the shared QA state of one realm is kept (the Redis backend implements it). */
+export interface SharedQaState {
+  version(): Promise<string | null>;
+  read(): Promise<Record<string, string>>;
+  /** Publishes a change; new fixtures also end every registered client (as they do in one process). */
+  write(kind: SharedKind, value: string): Promise<void>;
+  /** The dynamically registered clients: client id → registration record (JSON). */
+  clients(): Promise<Record<string, string>>;
+  /** Adds a registered client unless one of that id is there; false when it was. */
+  addClient(id: string, record: string): Promise<boolean>;
+  /** Removes a registered client; false when it was not there. */
+  removeClient(id: string): Promise<boolean>;
+}
+
 const USAGE = 'expected memory or redis://[:password@]host:port[/db] (or rediss://)';
 
 /** Checks a `--store` value without connecting; returns the parsed URL, or undefined for `memory`. */
@@ -58,27 +72,4 @@ export function redact(url: URL): string {
   const copy = new URL(url.href);
   copy.password = '***';
   return copy.href;
-}
-
-class MemoryBackend implements StoreBackend {
-  readonly kind = 'memory';
-  storeFor(_realm: string, clock: Clock): StateStore {
-    return new MemoryStore(clock);
-  }
-  health(): StoreHealth {
-    return { ok: true };
-  }
-  shared(_realm: string, _name: string, make: () => Promise<string>): Promise<string> {
-    return make();
-  }
-  async close(): Promise<void> {}
-}
-
-/** Opens the store a `--store` value names: connects (and checks) a Redis store before anything listens. */
-export async function openStore(value: string | undefined, log: Logger): Promise<StoreBackend> {
-  const url = parseStoreUrl(value ?? 'memory');
-  if (url === undefined) return new MemoryBackend();
-  // Loaded only for a Redis store: the memory default does not pay for the client at start.
-  const { openRedisBackend } = await import('./redis-store.js');
-  return openRedisBackend(url, log);
 }

@@ -1,8 +1,19 @@
 // Where a realm's injected faults (POST /mock/faults) wait: one FaultStore per realm store. In memory here;
 // the Redis store keeps them in Redis, so a fault set at one replica applies at any, and a counted fault is
 // used up exactly `count` times across all of them.
-import type { EndpointName } from '../http/paths.js';
-import type { PendingFault } from '../qa/fault-spec.js';
+import type { EndpointName } from '../endpoint-names.js';
+
+/** A fault still waiting for requests. */
+export interface PendingFault {
+  id: number;
+  endpoint: EndpointName;
+  status?: number;
+  error?: string;
+  description?: string;
+  delayMs?: number;
+  /** How many more matching requests it applies to; `always` until cleared. */
+  remaining: number | 'always';
+}
 
 /** A fault as added: the store gives it its id. */
 export type NewFault = Omit<PendingFault, 'id'>;

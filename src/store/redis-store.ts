@@ -1,22 +1,16 @@
-// The Redis store (PRODUCT.md §12): a realm's sessions, codes, spent codes, revocations, assertion ids and
-// ended-session tombstones under `mock-idp:{realm}:`, shared by every process on the same Redis. Expiry is
-// decided on the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use things are
-// atomic in Redis: GETDEL takes a code or a session, SET NX records an assertion id, a Lua script expires.
+// The Redis store: a realm's sessions, codes, spent codes, revocations, assertion ids, ended-session tombstones,
+// faults and journal under `mock-idp:{realm}:`, shared by every process on the same Redis. Expiry is decided on
+// the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use things are atomic in
+// Redis: GETDEL takes a code or a session, SET NX records an assertion id, a Lua script expires.
 import type { Redis as RedisClient } from 'ioredis';
 import { z } from 'zod';
 import { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { ENDPOINT_NAMES, type EndpointName } from '../http/paths.js';
-import { OAuthError } from '../oauth/errors.js';
-import type { PendingFault } from '../qa/fault-spec.js';
-import {
-  JOURNAL_CAPACITY,
-  matches,
-  type JournalFilter,
-  type JournalRecord,
-  type JournalStore,
-} from '../qa/journal.js';
-import type { FaultStore, NewFault } from './faults.js';
+import type { FaultStore } from './faults.js';
+import type { JournalStore } from './journal.js';
+import { RedisFaults } from './redis-faults.js';
+import { RedisJournal } from './redis-journal.js';
+import { parseRecord, type Present, type RedisRealm, type RunOnStore } from './redis-records.js';
 import {
   ASSERTION_TOLERANCE_S,
   type CodeGrant,
@@ -25,9 +19,8 @@ import {
   type SessionEndReason,
   type SessionPage,
   type StateStore,
-} from '../oauth/store.js';
-import { redact, StoreError, type StoreBackend, type StoreHealth } from './backend.js';
-import type { SharedQaState } from './qa-sync.js';
+} from './state-store.js';
+import { redact, StoreError, type SharedQaState, type StoreBackend, type StoreHealth } from './backend.js';
 
 /** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
 const CLEANUP_MS = 24 * 3600 * 1000;
@@ -85,217 +78,10 @@ end
 return out
 `;
 
-/** A parsed record whose optional fields are absent rather than undefined. */
-type Present<T> = { [K in keyof T]: Exclude<T[K], undefined> };
-
-/** Drops the keys whose value is undefined (zod gives `field: undefined` for an absent optional field). */
-function present<T extends object>(value: T): Present<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Present<T>;
-}
-
-/**
- * Uses up one application of the first fault of an endpoint's list (KEYS[1]); returns {the fault after
- * this use or false, how many entries were dropped because they do not parse}.
- */
-const TAKE_FAULT_SCRIPT = `
-local bad = 0
-while true do
-  local raw = redis.call('LINDEX', KEYS[1], 0)
-  if not raw then return {false, bad} end
-  local ok, f = pcall(cjson.decode, raw)
-  if ok and type(f) == 'table' and f.remaining == 'always' then return {raw, bad} end
-  if ok and type(f) == 'table' and type(f.remaining) == 'number' then
-    f.remaining = f.remaining - 1
-    if f.remaining <= 0 then redis.call('LPOP', KEYS[1]) else redis.call('LSET', KEYS[1], 0, cjson.encode(f)) end
-    return {cjson.encode(f), bad}
-  end
-  redis.call('LPOP', KEYS[1])
-  bad = bad + 1
-end
-`;
-
-const faultSchema = z.object({
-  id: z.number().int(),
-  endpoint: z.enum(ENDPOINT_NAMES),
-  status: z.number().int().optional(),
-  error: z.string().optional(),
-  description: z.string().optional(),
-  delayMs: z.number().int().min(0).optional(),
-  remaining: z.union([z.number().int(), z.literal('always')]),
-});
-
-/** Every store failure a request meets becomes this: 503, as the real provider answers while degraded. */
-export function unavailable(): OAuthError {
-  return new OAuthError(
-    'temporarily_unavailable',
-    'The state store (Redis) is unavailable; retry later',
-    503,
-  );
-}
-
-/**
- * A realm's faults in Redis: a list per endpoint (`faults:{endpoint}`, oldest first) and an id counter, so
- * taking one is a short script on one list.
- */
-class RedisFaults implements FaultStore {
-  readonly #redis: RedisClient;
-  readonly #prefix: string;
-  readonly #badData: (what: string) => void;
-
-  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void) {
-    this.#redis = redis;
-    this.#prefix = prefix;
-    this.#badData = badData;
-  }
-
-  #list(endpoint: EndpointName): string {
-    return `${this.#prefix}faults:${endpoint}`;
-  }
-
-  #parse(raw: string): PendingFault | undefined {
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = undefined;
-    }
-    const parsed = faultSchema.safeParse(value);
-    if (parsed.success) return present(parsed.data);
-    this.#badData('fault');
-    return undefined;
-  }
-
-  add(fault: NewFault): Promise<PendingFault> {
-    return runOnStore(async () => {
-      const id = await this.#redis.incr(`${this.#prefix}fault-id`);
-      const added = { id, ...fault };
-      await this.#redis.rpush(this.#list(fault.endpoint), JSON.stringify(added));
-      return added;
-    });
-  }
-
-  list(): Promise<PendingFault[]> {
-    return runOnStore(async () => {
-      const pipeline = this.#redis.pipeline();
-      for (const endpoint of ENDPOINT_NAMES) pipeline.lrange(this.#list(endpoint), 0, -1);
-      const lists = (await pipeline.exec()) ?? [];
-      const all = lists.flatMap(([, raws]) => (Array.isArray(raws) ? (raws as string[]) : []));
-      return all
-        .map((raw) => this.#parse(raw))
-        .filter((f): f is PendingFault => f !== undefined)
-        .sort((a, b) => a.id - b.id);
-    });
-  }
-
-  clear(): Promise<number> {
-    return runOnStore(async () => {
-      const multi = this.#redis.multi();
-      for (const endpoint of ENDPOINT_NAMES) multi.llen(this.#list(endpoint));
-      multi.del(...ENDPOINT_NAMES.map((endpoint) => this.#list(endpoint)));
-      const results = (await multi.exec()) ?? [];
-      return results
-        .slice(0, ENDPOINT_NAMES.length)
-        .reduce((n, [, length]) => n + (typeof length === 'number' ? length : 0), 0);
-    });
-  }
-
-  take(endpoint: EndpointName): Promise<PendingFault | undefined> {
-    return runOnStore(async () => {
-      const [raw, bad] = (await this.#redis.eval(TAKE_FAULT_SCRIPT, 1, this.#list(endpoint))) as [
-        string | null,
-        number,
-      ];
-      if (bad > 0) this.#badData('fault');
-      return typeof raw === 'string' ? this.#parse(raw) : undefined;
-    });
-  }
-}
-
-const journalRecordSchema = z.object({
-  time: z.string(),
-  method: z.string(),
-  path: z.string(),
-  endpoint: z.string().nullable(),
-  status: z.number().int(),
-  client: z.string().nullable(),
-  grant: z.string().nullable(),
-  user: z.string().nullable(),
-  error: z.string().nullable(),
-  durationMs: z.number(),
-});
-
-/**
- * A realm's request journal in Redis: one list every replica appends to (RPUSH, then LTRIM to the last
- * JOURNAL_CAPACITY), so GET /mock/requests at any replica answers the whole provider's last requests.
- */
-class RedisJournal implements JournalStore {
-  readonly #redis: RedisClient;
-  readonly #key: string;
-  readonly #badData: (what: string) => void;
-
-  constructor(redis: RedisClient, prefix: string, badData: (what: string) => void) {
-    this.#redis = redis;
-    this.#key = `${prefix}journal`;
-    this.#badData = badData;
-  }
-
-  add(record: JournalRecord): void {
-    // Not awaited: the request is answered already; a Redis that is away loses the record.
-    this.#redis
-      .pipeline()
-      .rpush(this.#key, JSON.stringify(record))
-      .ltrim(this.#key, -JOURNAL_CAPACITY, -1)
-      .exec()
-      .catch(() => undefined);
-  }
-
-  list(filter: JournalFilter = {}): Promise<JournalRecord[]> {
-    return runOnStore(async () => {
-      const out: JournalRecord[] = [];
-      // Only a limit: the newest records are the list's last ones, and no other need be read.
-      const onlyLimit = filter.limit !== undefined && Object.keys(filter).length === 1;
-      const from = onlyLimit ? -(filter.limit as number) : 0;
-      for (const raw of await this.#redis.lrange(this.#key, from, -1)) {
-        let value: unknown;
-        try {
-          value = JSON.parse(raw);
-        } catch {
-          value = undefined;
-        }
-        const parsed = journalRecordSchema.safeParse(value);
-        if (!parsed.success) this.#badData('journal record');
-        else if (matches(parsed.data, filter)) out.push(parsed.data);
-      }
-      return filter.limit !== undefined ? out.slice(-filter.limit) : out;
-    });
-  }
-
-  size(): Promise<number> {
-    return runOnStore(() => this.#redis.llen(this.#key));
-  }
-
-  clear(): Promise<number> {
-    return runOnStore(async () => {
-      const results = await this.#redis.multi().llen(this.#key).del(this.#key).exec();
-      const length = results?.[0]?.[1];
-      return typeof length === 'number' ? length : 0;
-    });
-  }
-}
-
-/** Runs a store operation; a failure of the store (not an OAuth answer) becomes a 503. */
-async function runOnStore<T>(op: () => Promise<T>): Promise<T> {
-  try {
-    return await op();
-  } catch (err) {
-    if (err instanceof OAuthError) throw err;
-    throw unavailable();
-  }
-}
-
 class RedisStateStore implements StateStore {
   readonly faults: FaultStore;
   readonly journal: JournalStore;
+  readonly #realm: RedisRealm;
   readonly #redis: RedisClient;
   readonly #clock: Clock;
   readonly #prefix: string;
@@ -303,18 +89,19 @@ class RedisStateStore implements StateStore {
   /** Every session id with score 0, so ZRANGEBYLEX pages them in id order. */
   readonly #order: string;
   readonly #listeners: SessionEndListener[] = [];
-  readonly #badData: (what: string) => void;
+  readonly #run: RunOnStore;
   tombstoneSeconds = 0;
 
-  constructor(redis: RedisClient, realm: string, clock: Clock, badData: (what: string) => void) {
-    this.#redis = redis;
+  constructor(realm: RedisRealm, clock: Clock) {
+    this.#realm = realm;
+    this.#redis = realm.redis;
     this.#clock = clock;
-    this.#prefix = `mock-idp:${realm}:`;
+    this.#prefix = realm.prefix;
     this.#index = `${this.#prefix}sessions`;
     this.#order = `${this.#prefix}session-ids`;
-    this.#badData = badData;
-    this.faults = new RedisFaults(redis, this.#prefix, badData);
-    this.journal = new RedisJournal(redis, this.#prefix, badData);
+    this.#run = realm.run;
+    this.faults = new RedisFaults(realm);
+    this.journal = new RedisJournal(realm);
   }
 
   #key(kind: string, id: string): string {
@@ -326,29 +113,9 @@ class RedisStateStore implements StateStore {
     return Math.max(0, Math.min(expiresAt - this.#clock.nowSeconds(), 10 * 365 * 86400)) * 1000 + CLEANUP_MS;
   }
 
-  #run<T>(op: () => Promise<T>): Promise<T> {
-    return runOnStore(op);
-  }
-
-  /**
-   * A stored record, or undefined when there is none or it does not parse (another program's key, an older
-   * format: said once). Optional fields come back absent, not undefined (exactOptionalPropertyTypes).
-   */
+  /** A stored record, or undefined when there is none or it does not parse (said once). */
   #parse<T extends object>(raw: string | null, schema: z.ZodType<T>, what: string): Present<T> | undefined {
-    if (raw === null) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      this.#badData(what);
-      return undefined;
-    }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      this.#badData(what);
-      return undefined;
-    }
-    return present(parsed.data);
+    return parseRecord(this.#realm, raw, schema, what);
   }
 
   #session(raw: string | null): Session | undefined {
@@ -585,13 +352,24 @@ class RedisBackend implements StoreBackend {
   readonly #log: Logger;
   readonly #where: string;
   readonly #reportedBad = new Set<string>();
+  readonly #unavailable: () => Error;
   lastError: string | undefined;
 
-  constructor(redis: RedisClient, log: Logger, where: string) {
+  constructor(redis: RedisClient, log: Logger, where: string, unavailable: () => Error) {
     this.#redis = redis;
     this.#log = log;
     this.#where = where;
+    this.#unavailable = unavailable;
   }
+
+  /** Every failure of Redis a request meets becomes the caller's `unavailable` error. */
+  #run: RunOnStore = async (op) => {
+    try {
+      return await op();
+    } catch {
+      throw this.#unavailable();
+    }
+  };
 
   /** Data that does not parse counts as absent; said once per kind, never a 500. */
   #badData = (what: string): void => {
@@ -603,7 +381,13 @@ class RedisBackend implements StoreBackend {
   };
 
   storeFor(realm: string, clock: Clock): StateStore {
-    return new RedisStateStore(this.#redis, realm, clock, this.#badData);
+    const parts = {
+      redis: this.#redis,
+      prefix: `mock-idp:${realm}:`,
+      badData: this.#badData,
+      run: this.#run,
+    };
+    return new RedisStateStore(parts, clock);
   }
 
   async shared(
@@ -632,22 +416,22 @@ class RedisBackend implements StoreBackend {
     const version = `mock-idp:${realm}:qa-version`;
     const clients = `mock-idp:${realm}:clients`;
     return {
-      version: () => runOnStore(() => this.#redis.get(version)),
-      read: () => runOnStore(() => this.#redis.hgetall(hash)),
+      version: () => this.#run(() => this.#redis.get(version)),
+      read: () => this.#run(() => this.#redis.hgetall(hash)),
       write: (kind, value) =>
-        runOnStore(async () => {
+        this.#run(async () => {
           const multi = this.#redis.multi().hset(hash, kind, value);
           if (kind === 'fixtures') multi.del(clients);
           await multi.incr(version).exec();
         }),
-      clients: () => runOnStore(() => this.#redis.hgetall(clients)),
+      clients: () => this.#run(() => this.#redis.hgetall(clients)),
       addClient: (id, record) =>
-        runOnStore(async () => {
+        this.#run(async () => {
           const results = await this.#redis.multi().hsetnx(clients, id, record).incr(version).exec();
           return results?.[0]?.[1] === 1;
         }),
       removeClient: (id) =>
-        runOnStore(async () => {
+        this.#run(async () => {
           const results = await this.#redis.multi().hdel(clients, id).incr(version).exec();
           return results?.[0]?.[1] === 1;
         }),
@@ -668,7 +452,11 @@ class RedisBackend implements StoreBackend {
 }
 
 /** Connects to Redis and checks it answers; a clear StoreError (nothing listening yet) when it does not. */
-export async function openRedisBackend(url: URL, log: Logger): Promise<StoreBackend> {
+export async function openRedisBackend(
+  url: URL,
+  log: Logger,
+  unavailable: () => Error,
+): Promise<StoreBackend> {
   const { Redis } = await import('ioredis');
   const where = redact(url);
   let started = false;
@@ -688,7 +476,7 @@ export async function openRedisBackend(url: URL, log: Logger): Promise<StoreBack
     retryStrategy: (times) => (started ? Math.min(times * 100, 1000) : null),
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   });
-  const backend = new RedisBackend(redis, log, where);
+  const backend = new RedisBackend(redis, log, where, unavailable);
   redis.on('error', (err: Error) => {
     if (!started) {
       lastStartError = err.message;

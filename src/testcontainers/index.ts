@@ -11,4 +11,4 @@ export { MockIdpContainerError, type MockIdpContainerErrorCode } from './errors.
 export type { MintRequest, MintedToken, MintTokenType, MintSignature } from '../qa/mint-request.js';
 export { TokenFlowError, type TokenFlowRequest, type FlowClient } from '../flows/token-flow.js';
 export type { TokenResponse } from '../oauth/token-set.js';
-export type { JournalRecord } from '../qa/journal.js';
+export type { JournalRecord } from '../store/journal.js';

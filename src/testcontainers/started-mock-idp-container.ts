@@ -4,7 +4,8 @@ import { MockIdpContainerError } from './errors.js';
 import type { MintRequest, MintedToken } from '../qa/mint-request.js';
 import { runTokenFlow, type FlowClient, type TokenFlowRequest } from '../flows/token-flow.js';
 import type { TokenResponse } from '../oauth/token-set.js';
-import type { JournalRecord } from '../qa/journal.js';
+import type { JournalRecord } from '../store/journal.js';
+import { realmBasePath } from '../realm/paths.js';
 
 export interface StartedMockIdpOptions {
   /** Realm name from the fixtures. */
@@ -75,7 +76,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
   getBaseUrl(): string {
     const host = this.getHost();
     const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    return `http://${hostPart}:${this.getFirstMappedPort()}/realms/${encodeURIComponent(this.realm)}`;
+    return `http://${hostPart}:${this.getFirstMappedPort()}${realmBasePath(encodeURIComponent(this.realm))}`;
   }
 
   /** The `iss` of every token: the fixed issuer, else the base URL (derived from the Host of the request). */

@@ -1,7 +1,8 @@
 // Verifying a token this realm issued, in one place: the verified token, or the one reason it is refused
 // (malformed, signature, issuer, time by the mock clock, kind by `typ`, revoked, its session ended here).
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
-import type { RealmContext } from '../realm-context.js';
+import type { RealmContext } from '../realm/context.js';
+import { realmBasePath } from '../realm/paths.js';
 import { hmacKey } from './sign.js';
 
 export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
@@ -77,7 +78,7 @@ export function isOurIssuer(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>, is
   if (typeof iss !== 'string') return false;
   const fixed = fixedIssuerOf(ctx);
   if (fixed !== undefined) return iss === fixed;
-  return URL.canParse(iss) && new URL(iss).pathname === `/realms/${ctx.realm.name}`;
+  return URL.canParse(iss) && new URL(iss).pathname === realmBasePath(ctx.realm.name);
 }
 
 async function verifies(token: string, key: Parameters<typeof compactVerify>[1]): Promise<boolean> {

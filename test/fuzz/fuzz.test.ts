@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PATHS } from '../../src/http/paths.js';
+import { PATHS } from '../../src/realm/paths.js';
 import type { FixturesInput } from '../../src/index.js';
 import { startIdp, type TestIdp } from '../helpers/server.js';
 import { basic, expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';
@@ -55,7 +55,7 @@ const SECRET_OF: Record<string, string> = { batch: 'batch-secret', web: 'web-sec
 const LIMIT = { timeout: 300_000 };
 
 const OIDC = '/protocol/openid-connect';
-/** Every path the realm serves (src/http/paths.ts: the browser-session iframe and cookie pages too). */
+/** Every path the realm serves (src/realm/paths.ts: the browser-session iframe and cookie pages too). */
 const ENDPOINT_PATHS = [...Object.values(PATHS), `${PATHS.registration}/web`];
 const QA_PATHS = [
   '/mock/tokens',

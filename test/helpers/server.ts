@@ -1,7 +1,7 @@
 // Starts and stops real mock-idp servers on 127.0.0.1:0 for tests, from a fixtures file or object.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { PATHS } from '../../src/http/paths.js';
+import { PATHS } from '../../src/realm/paths.js';
 import { startMockIdp, type MockIdp, type MockIdpOptions } from '../../src/server.js';
 
 /** The realm most tests use: written for these tests in the PRODUCT.md §3 format, not the bundled one. */
@@ -14,14 +14,14 @@ export const VAULT_SIGNER_KEY = fileURLToPath(
 /** The 2030-01-01T00:00:00Z instant tests freeze the clock at, in epoch seconds. */
 export const Y2030 = 1_893_456_000;
 
-/** Every URL under a realm base, by its name in src/http/paths.ts. */
+/** Every URL under a realm base, by its name in src/realm/paths.ts. */
 export type Endpoints = { [name in keyof typeof PATHS]: string };
 
 export interface TestIdp extends MockIdp {
   endpoints: Endpoints;
 }
 
-/** The realm's URLs for a realm base URL (the issuer), built from src/http/paths.ts. */
+/** The realm's URLs for a realm base URL (the issuer), built from src/realm/paths.ts. */
 export function endpointsOf(issuer: string): Endpoints {
   return Object.fromEntries(Object.entries(PATHS).map(([name, path]) => [name, issuer + path])) as Endpoints;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
-import { PATHS } from '../../src/http/paths.js';
+import { PATHS } from '../../src/realm/paths.js';
 import { startMockIdp, type MockIdp } from '../../src/server.js';
 import { basic, get, postForm } from '../helpers/http.js';
 import { runBin, startServe } from '../helpers/cli.js';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATHS } from '../../src/http/paths.js';
+import { PATHS } from '../../src/realm/paths.js';
 import { expectNoStack, expectOAuthError } from '../helpers/assert.js';
 import { basic, postForm, readAnswer, type Answer } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, s256, verifyToken } from '../helpers/jwt.js';

@@ -3,7 +3,8 @@ import { SignJWT, importJWK, type JWK } from 'jose';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
-import { logLine, RequestJournal, type JournalRecord } from '../../src/qa/journal.js';
+import { logLine } from '../../src/qa/journal.js';
+import { RequestJournal, type JournalRecord } from '../../src/store/journal.js';
 import {
   authorizeUrl,
   clientCredentials,

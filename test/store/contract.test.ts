@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/log.js';
-import type { CodeGrant, Session, SessionEndReason, StateStore } from '../../src/oauth/store.js';
-import { JOURNAL_CAPACITY, type JournalRecord } from '../../src/qa/journal.js';
-import { openStore, type StoreBackend } from '../../src/store/backend.js';
+import type { CodeGrant, Session, SessionEndReason, StateStore } from '../../src/store/state-store.js';
+import { JOURNAL_CAPACITY, type JournalRecord } from '../../src/store/journal.js';
+import type { StoreBackend } from '../../src/store/backend.js';
+import { openStore } from '../../src/store/open.js';
 import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
 
 const START = Date.UTC(2030, 0, 1) / 1000;
@@ -63,7 +64,7 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
       () => undefined,
       (line) => warnings.push(line),
     );
-    backend = await openStore(redis?.url ?? 'memory', log);
+    backend = await openStore(redis?.url ?? 'memory', log, () => new Error('the store is unavailable'));
   });
   afterAll(async () => {
     await backend?.close();

@@ -1,6 +1,6 @@
 // GET|POST /protocol/openid-connect/auth: issues codes and front-channel tokens; the browser's session, login_hint or the login page picks the user.
 import type { Request, RequestHandler, Response } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import type { Client, Subject } from '../../fixtures/realm.js';
 import { userByHint } from '../../fixtures/realm.js';
 import {
@@ -12,14 +12,14 @@ import {
   type ResponseMode,
 } from '../../oauth/authorize.js';
 import { browserSession, sessionCookies } from '../../oauth/browser-session.js';
-import type { Session } from '../../oauth/store.js';
+import type { Session } from '../../store/state-store.js';
 import { OAuthError } from '../../oauth/errors.js';
 import type { Params } from '../../oauth/params.js';
 import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
 import { withRequestObject } from '../../oauth/request-object.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendFormPost, sendLoginPage } from '../pages.js';
-import { PATHS } from '../paths.js';
+import { PATHS } from '../../realm/paths.js';
 
 function respond(
   res: Response,

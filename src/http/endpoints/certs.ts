@@ -1,6 +1,6 @@
 // GET /protocol/openid-connect/certs: the JWKS of the public signing keys.
 import type { RequestHandler } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { sendJson } from '../context.js';
 
 export function certsHandler(p: RealmContext): RequestHandler {

@@ -3,9 +3,9 @@ import type { RequestHandler } from 'express';
 import { SUBJECT_TYPES } from '../../fixtures/schema.js';
 import { RESPONSE_TYPES } from '../../oauth/authorize.js';
 import { GRANT_TYPES } from '../../oauth/grants/registry.js';
-import { PATHS } from '../paths.js';
+import { PATHS } from '../../realm/paths.js';
 import { issuerOf, sendJson } from '../context.js';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 
 /** `scopes`: the realm's scopes (built-in and from the fixtures), for `scopes_supported`. */
 export function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {

@@ -1,13 +1,13 @@
 // POST /protocol/openid-connect/token/introspect: resource servers ask whether a token is active.
 import type { RequestHandler } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { introspect } from '../../oauth/introspect.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { verifyToken } from '../../tokens/verify.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf, sendNoStore } from '../context.js';
-import { PATHS } from '../paths.js';
+import { PATHS } from '../../realm/paths.js';
 
 export function introspectHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {

@@ -1,16 +1,16 @@
 // GET|POST /protocol/openid-connect/logout: ends the session named by id_token_hint or refresh_token, and the browser's.
 import type { RequestHandler } from 'express';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { sessionIdOf, verifyOwnToken } from '../../tokens/verify.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidGrant, invalidRequest } from '../../oauth/errors.js';
 import { browserSession, clearedCookies } from '../../oauth/browser-session.js';
 import { isRegisteredPostLogoutRedirect } from '../../oauth/redirect-uri.js';
-import type { Session } from '../../oauth/store.js';
+import type { Session } from '../../store/state-store.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendLoggedOutPage } from '../pages.js';
-import { PATHS } from '../paths.js';
+import { PATHS } from '../../realm/paths.js';
 
 /** An ID token of ours, checked for signature only: an expired id_token_hint still names its session. */
 async function verifyIdTokenHint(

@@ -1,7 +1,7 @@
 // POST {realm}/clients-registrations/openid-connect (RFC 7591, open), GET and DELETE .../{client_id}
 // with the registration access token (RFC 7592).
 import express, { type Request, type RequestHandler } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import {
   RESERVED_MEMBER,
   jsonTextNestsDeeperThan,
@@ -12,7 +12,7 @@ import { invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { invalidMetadata } from '../../oauth/client-metadata.js';
 import { refused, registerClient, registeredClient, registrationResponse } from '../../oauth/registration.js';
 import { issuerOf, noteForLog, sendJson } from '../context.js';
-import { PATHS } from '../paths.js';
+import { PATHS } from '../../realm/paths.js';
 
 /** The registration body's limit, as the form endpoints'. */
 export const REGISTRATION_BODY_LIMIT = '64kb';

@@ -1,11 +1,11 @@
 // POST /protocol/openid-connect/revoke (RFC 7009): a refresh token ends its session, an access token is revoked.
 import type { RequestHandler } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { verifyOwnToken } from '../../tokens/verify.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
-import { PATHS } from '../paths.js';
+import { PATHS } from '../../realm/paths.js';
 
 export function revokeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {

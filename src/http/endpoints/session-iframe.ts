@@ -1,7 +1,7 @@
 // The pages keycloak-js frames: the session iframe (check_session_iframe, OIDC Session Management 1.0)
 // with its /init origin check, and the two-step third-party-cookie check.
 import type { RequestHandler, Response } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { browserSession, sessionUnchanged } from '../../oauth/browser-session.js';
 import { sendJson } from '../context.js';
 import { securityHeaders } from '../pages.js';

@@ -1,13 +1,13 @@
 // POST /protocol/openid-connect/token: client authentication, then the grant registry's handler, then the
 // token set response.
 import type { RequestHandler } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidRequest, OAuthError } from '../../oauth/errors.js';
 import { TOKEN_GRANTS } from '../../oauth/grants/registry.js';
 import { issueTokenSet, tokenResponseJson } from '../../oauth/token-set.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
-import { PATHS } from '../paths.js';
+import { PATHS } from '../../realm/paths.js';
 
 const SUPPORTED = [...TOKEN_GRANTS.keys()].join(', ');
 

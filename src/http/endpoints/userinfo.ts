@@ -1,6 +1,6 @@
 // GET|POST /protocol/openid-connect/userinfo: the claims of the bearer's user.
 import type { Request, RequestHandler } from 'express';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { verifyToken } from '../../tokens/verify.js';
 import { explained, invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { describeRefusal } from '../../oauth/refusal.js';

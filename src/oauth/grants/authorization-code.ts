@@ -1,10 +1,10 @@
 // grant_type=authorization_code: single-use, expiring codes bound to client, redirect_uri and PKCE.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { invalidGrant, invalidRequest, unauthorizedClient } from '../errors.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
-import type { CodeGrant } from '../store.js';
+import type { CodeGrant } from '../../store/state-store.js';
 
 export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
   if (code.codeChallenge === undefined) {

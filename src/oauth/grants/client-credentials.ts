@@ -1,5 +1,5 @@
 // grant_type=client_credentials: the client's service account, no ID token.
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { unauthorizedClient } from '../errors.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';

@@ -2,7 +2,7 @@
 // an ID token, and its token-endpoint handler. The registry (registry.ts) lists them all.
 import type { Client } from '../../fixtures/realm.js';
 import type { AuthMethod } from '../../fixtures/schema.js';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import type { Params } from '../params.js';
 

@@ -1,7 +1,7 @@
 // grant_type=password (Keycloak's direct access grants): a fixture user's username and password, for a
 // client that lists the grant. Wrong, unknown and password-less users get one answer (no enumeration).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { OAuthError, unauthorizedClient } from '../errors.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';

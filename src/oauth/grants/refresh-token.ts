@@ -1,5 +1,5 @@
 // grant_type=refresh_token: a whole new token set for the same session, scope equal or narrower.
-import type { RealmContext } from '../../realm-context.js';
+import type { RealmContext } from '../../realm/context.js';
 import { verifyOwnToken } from '../../tokens/verify.js';
 import type { Grant } from '../../tokens/claims.js';
 import { explained, invalidGrant, unauthorizedClient } from '../errors.js';

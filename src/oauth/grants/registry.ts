@@ -1,9 +1,9 @@
-// Every grant mock-idp supports, in the order discovery lists them. The token endpoint dispatches through
-// this list, discovery's grant_types_supported and the fixtures schema's `grants` values derive from it:
-// adding a grant is one module here.
+// Every grant mock-idp supports: one module per name of GRANT_TYPES (grant-types.ts), which discovery and the
+// fixtures schema list. The token endpoint dispatches through this list.
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { GrantDefinition } from './grant.js';
+import { GRANT_TYPES, type GrantType } from './grant-types.js';
 import { implicitGrant } from './implicit.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
@@ -14,12 +14,13 @@ export const GRANTS = [
   refreshTokenGrant,
   passwordGrant,
   clientCredentialsGrant,
-] as const satisfies readonly GrantDefinition[];
+] as const satisfies readonly GrantDefinition<GrantType>[];
 
-export type GrantType = (typeof GRANTS)[number]['type'];
+// A name without its module would be advertised and accepted in fixtures, yet never served.
+for (const type of GRANT_TYPES)
+  if (!GRANTS.some((g) => g.type === type)) throw new Error(`grant type ${type} has no module`);
 
-/** Every grant type, in discovery's order. */
-export const GRANT_TYPES = GRANTS.map((g) => g.type) as [GrantType, ...GrantType[]];
+export { GRANT_TYPES, type GrantType };
 
 /** The grants the token endpoint serves, by `grant_type`. */
 export const TOKEN_GRANTS: ReadonlyMap<string, Required<GrantDefinition>> = new Map(

@@ -1,12 +1,12 @@
 // What request handling needs of a realm: its fixtures model, clock, ids, keys, secret and store. The
 // endpoints and oauth/ take this narrow view; the Provider class (realm state) implements it.
-import type { Clock } from './clock.js';
-import type { Client, Realm } from './fixtures/realm.js';
-import type { Ids } from './ids.js';
-import type { KeyStore } from './keys/key-store.js';
-import type { Session, StateStore } from './oauth/store.js';
-import type { SubjectIds } from './tokens/pairwise.js';
-import type { RealmSecret } from './tokens/sign.js';
+import type { Clock } from '../clock.js';
+import type { Client, Realm } from '../fixtures/realm.js';
+import type { Ids } from '../ids.js';
+import type { KeyStore } from '../keys/key-store.js';
+import type { Session, StateStore } from '../store/state-store.js';
+import type { SubjectIds } from '../tokens/pairwise.js';
+import type { RealmSecret } from '../tokens/sign.js';
 
 export interface SessionInit {
   clientId: string;

@@ -1,21 +1,38 @@
 // A realm's state in one place: fixtures model, clock, ids, keys, realm secret, store, request journal.
 // Request handling sees it through the narrow RealmContext; verifying tokens lives in tokens/verify.ts,
-// replacing fixtures in fixtures/replace.ts.
-import type { Clock } from './clock.js';
-import type { Client, Realm } from './fixtures/realm.js';
-import type { Ids } from './ids.js';
-import type { KeyStore } from './keys/key-store.js';
-import { MemoryStore, type Session, type StateStore } from './oauth/store.js';
-import { addClient, deleteClient } from './oauth/registration.js';
-import { RequestJournal } from './qa/journal.js';
-import type { QaShare } from './store/qa-sync.js';
-import type { RealmContext, SessionInit } from './realm-context.js';
-import { pairwiseSalt, SubjectIds } from './tokens/pairwise.js';
-import { realmSecret, type RealmSecret } from './tokens/sign.js';
+// replacing fixtures in fixtures/replace.ts, sharing QA state with replicas in realm/shared-state.ts.
+import type { Clock } from '../clock.js';
+import type { Client, Realm } from '../fixtures/realm.js';
+import type { Ids } from '../ids.js';
+import type { KeyStore } from '../keys/key-store.js';
+import { addClient, deleteClient } from '../oauth/registration.js';
+import { RequestJournal } from '../store/journal.js';
+import { MemoryStore } from '../store/memory-store.js';
+import type { Session, StateStore } from '../store/state-store.js';
+import type { SharedKind } from '../store/backend.js';
+import type { RealmContext, SessionInit } from './context.js';
+import { realmBasePath } from './paths.js';
+import { pairwiseSalt, SubjectIds } from '../tokens/pairwise.js';
+import { realmSecret, type RealmSecret } from '../tokens/sign.js';
 
 /** The realm base URL for a request origin (`http://host:port`): a fixed issuer, the fixtures' one, or derived. */
 export function realmIssuer(fixedIssuer: string | undefined, realm: Realm, origin: string): string {
-  return fixedIssuer?.replace(/\/+$/, '') ?? realm.issuer ?? `${origin}/realms/${realm.name}`;
+  return fixedIssuer?.replace(/\/+$/, '') ?? realm.issuer ?? `${origin}${realmBasePath(realm.name)}`;
+}
+
+/** Shares a realm's QA changes with the other replicas of a shared store (realm/shared-state.ts). */
+export interface QaShare {
+  /** Publishes this process's current `kind` to the other replicas. */
+  publish(kind: SharedKind): Promise<void>;
+  /** Takes over what the other replicas published (also run by the poller). */
+  pull(): Promise<void>;
+  /** Like pull, but after any pull already under way: what was published before this call is taken over. */
+  catchUp(): Promise<void>;
+  /** Publishes a registered client; false when the store holds one of that id already. */
+  addClient(client: Client): Promise<boolean>;
+  /** Withdraws a registered client; false when it was gone already. */
+  removeClient(id: string): Promise<boolean>;
+  close(): void;
 }
 
 export class Provider implements RealmContext {

@@ -1,45 +1,15 @@
-// QA state shared by replicas (PRODUCT.md §12): the clock, rotated and removed keys, and fixtures replaced
-// through PUT /mock/fixtures. A change is published to the store (a hash and a version counter); every
-// process polls the version a few times a second and takes over what changed, so a replica sees a change
-// made at another within a second.
+// QA state a realm shares with its replicas through a shared store: the clock, rotated and removed keys,
+// fixtures replaced through PUT /mock/fixtures, and dynamically registered clients. A change is published to
+// the store (a hash and a version counter); every process polls the version a few times a second and takes
+// over what changed, so a replica sees a change made at another within a second.
 import { FixturesError } from '../fixtures/errors.js';
 import { replaceFixtures } from '../fixtures/replace.js';
 import { toSigningKey, type SigningKey } from '../keys/key-store.js';
 import { parsePrivateKey } from '../keys/load-key.js';
 import type { Logger } from '../log.js';
-import type { Client } from '../fixtures/realm.js';
 import { addClient, clientOfRecord, deleteClient, registrationRecord } from '../oauth/registration.js';
-import type { Provider } from '../provider.js';
-
-export type SharedKind = 'clock' | 'keys' | 'fixtures';
-
-/** Where the shared QA state of one realm is kept (the Redis backend implements it). */
-export interface SharedQaState {
-  version(): Promise<string | null>;
-  read(): Promise<Record<string, string>>;
-  /** Publishes a change; new fixtures also end every registered client (as they do in one process). */
-  write(kind: SharedKind, value: string): Promise<void>;
-  /** The dynamically registered clients: client id → registration record (JSON). */
-  clients(): Promise<Record<string, string>>;
-  /** Adds a registered client unless one of that id is there; false when it was. */
-  addClient(id: string, record: string): Promise<boolean>;
-  /** Removes a registered client; false when it was not there. */
-  removeClient(id: string): Promise<boolean>;
-}
-
-export interface QaShare {
-  /** Publishes this process's current `kind` to the other replicas. */
-  publish(kind: SharedKind): Promise<void>;
-  /** Takes over what the other replicas published (also run by the poller). */
-  pull(): Promise<void>;
-  /** Like pull, but after any pull already under way: what was published before this call is taken over. */
-  catchUp(): Promise<void>;
-  /** Publishes a registered client; false when the store holds one of that id already. */
-  addClient(client: Client): Promise<boolean>;
-  /** Withdraws a registered client; false when it was gone already. */
-  removeClient(id: string): Promise<boolean>;
-  close(): void;
-}
+import type { SharedKind, SharedQaState } from '../store/backend.js';
+import type { Provider, QaShare } from './provider.js';
 
 const POLL_MS = 250;
 

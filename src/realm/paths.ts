@@ -1,4 +1,9 @@
-// URL paths under the realm base (PRODUCT.md §2).
+// A realm's URL paths: its base under the server's origin, and every endpoint's path under that base.
+
+/** Where a realm is served, under the server's origin: `/realms/{name}` (the name as the URL carries it). */
+export function realmBasePath(name: string): string {
+  return `/realms/${name}`;
+}
 
 export const PATHS = {
   discovery: '/.well-known/openid-configuration',
@@ -16,18 +21,3 @@ export const PATHS = {
   thirdPartyCookiesStep2: '/protocol/openid-connect/3p-cookies/step2.html',
   registration: '/clients-registrations/openid-connect',
 } as const;
-
-/** The named endpoints: faults target them, the request journal filters by them. */
-export const ENDPOINT_NAMES = [
-  'token',
-  'introspect',
-  'discovery',
-  'certs',
-  'userinfo',
-  'auth',
-  'logout',
-  'revoke',
-  'registration',
-] as const;
-
-export type EndpointName = (typeof ENDPOINT_NAMES)[number];

@@ -1,0 +1,12 @@
+// The grant types mock-idp supports, in the order discovery lists them: the names a fixtures client lists in
+// `grants`. Apart from the grant modules so the fixtures schema can read them without loading the modules
+// (which read the realm model the schema makes).
+export const GRANT_TYPES = [
+  'authorization_code',
+  'implicit',
+  'refresh_token',
+  'password',
+  'client_credentials',
+] as const;
+
+export type GrantType = (typeof GRANT_TYPES)[number];

@@ -1,0 +1,51 @@
+// What the parts of a realm's Redis store share: the client and key prefix, how a stored record is read back
+// (data that does not parse counts as absent, said once), and how a failure of Redis surfaces.
+import type { Redis as RedisClient } from 'ioredis';
+import type { z } from 'zod';
+
+/** Runs one operation on Redis; a failure of Redis becomes the error the server answers it with (a 503). */
+export type RunOnStore = <T>(op: () => Promise<T>) => Promise<T>;
+
+/** A realm's place in Redis, as its state store, faults and journal use it. */
+export interface RedisRealm {
+  readonly redis: RedisClient;
+  /** Every key of the realm starts with it: `mock-idp:{realm}:`. */
+  readonly prefix: string;
+  /** Data that does not parse counts as absent; said once per kind, never a 500. */
+  readonly badData: (what: string) => void;
+  readonly run: RunOnStore;
+}
+
+/** A parsed record whose optional fields are absent rather than undefined. */
+export type Present<T> = { [K in keyof T]: Exclude<T[K], undefined> };
+
+/** Drops the keys whose value is undefined (zod gives `field: undefined` for an absent optional field). */
+function present<T extends object>(value: T): Present<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Present<T>;
+}
+
+/**
+ * A stored record, or undefined when there is none or it does not parse (another program's key, an older
+ * format: said once). Optional fields come back absent, not undefined (exactOptionalPropertyTypes).
+ */
+export function parseRecord<T extends object>(
+  realm: RedisRealm,
+  raw: string | null,
+  schema: z.ZodType<T>,
+  what: string,
+): Present<T> | undefined {
+  if (raw === null) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    realm.badData(what);
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    realm.badData(what);
+    return undefined;
+  }
+  return present(parsed.data);
+}

@@ -1,0 +1,102 @@
+// The state-store contract: where a realm keeps sessions, authorization codes, revoked tokens, used assertion
+// ids and ended-session tombstones. Async, so a shared store (Redis) can implement it as the memory one does.
+import type { FaultStore } from './faults.js';
+import type { JournalStore } from './journal.js';
+
+/** The clock tolerance client assertions are verified with, in seconds (assertion ids are kept that long more). */
+export const ASSERTION_TOLERANCE_S = 5;
+
+export interface Session {
+  id: string;
+  /** The client the session was opened for. */
+  clientId: string;
+  /** Every client that received tokens in this session (single sign-on adds to it), first one first. */
+  clients: string[];
+  /** The realm base URL the session's tokens name (back-channel logout tokens use it). */
+  issuer: string;
+  /** Opened by a browser sign-in (authorize), so the browser may hold it in its session cookies. */
+  browser: boolean;
+  /** Fixture username, or undefined for a client's service account. */
+  username?: string;
+  sub: string;
+  /** auth_time, epoch seconds. */
+  authTime: number;
+  /** Epoch seconds after which the session (and its refresh tokens) lapse unless used. */
+  expiresAt: number;
+}
+
+/** Why a session ended: told to whoever listens (back-channel logout). */
+export type SessionEndReason = 'logout' | 'qa' | 'expired' | 'replaced' | 'revoked';
+
+export type SessionEndListener = (session: Session, reason: SessionEndReason) => void;
+
+export interface CodeGrant {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  sessionId: string;
+  username: string;
+  nonce?: string;
+  /** OIDC Session Management `session_state` of the authorize response, carried into the tokens. */
+  sessionState?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: 'S256' | 'plain';
+  expiresAt: number;
+}
+
+export interface SessionPage {
+  sessions: Session[];
+  /** Another active session follows the last one of this page. */
+  more: boolean;
+}
+
+/**
+ * Where a realm keeps sessions, codes, revocations, assertion ids and ended-session tombstones. Every method
+ * may reach a shared store: callers await it. Expiry is decided on the mock clock; a shared store's own TTLs
+ * only clean up.
+ */
+export interface StateStore {
+  /** The faults injected through POST /mock/faults, waiting for requests. */
+  readonly faults: FaultStore;
+  /** The request journal (GET /mock/requests). */
+  readonly journal: JournalStore;
+  /** Seconds past its expiry a session's tokens may still be unexpired (set from the realm's lifespans). */
+  tombstoneSeconds: number;
+  /** Called for every session that ends here: ended explicitly or found idle past its expiry. */
+  onSessionEnd(listener: SessionEndListener): void;
+  addSession(session: Session): Promise<void>;
+  /** Writes back a changed session (expiry, clients, auth_time); nothing when it has ended meanwhile. */
+  saveSession(session: Session): Promise<void>;
+  /** The session if it exists and has not lapsed. */
+  activeSession(id: string | undefined): Promise<Session | undefined>;
+  /** Every active session. */
+  sessions(): Promise<Session[]>;
+  /**
+   * A page of the active sessions in the order of their ids (code-unit order, as Redis compares bytes):
+   * at most `limit` with an id after `after` (exclusive; any string, the session need not exist any more),
+   * and whether more follow. Walking the pages lists every session active throughout exactly once.
+   */
+  sessionPage(after: string | undefined, limit: number): Promise<SessionPage>;
+  /** `active`; `ended` when it ended or idled out (its tokens are no longer active); `unknown` when never held. */
+  sessionStatus(id: string): Promise<'active' | 'ended' | 'unknown'>;
+  /** Ends a session (its tokens stop being active); false when there was none. */
+  endSession(id: string, reason: SessionEndReason): Promise<boolean>;
+  /** Ends every session and drops every code; returns how many sessions were active. */
+  endAllSessions(reason: SessionEndReason): Promise<number>;
+  /** Removes sessions idle past their expiry and tells the listeners; returns how many. */
+  expireSessions(): Promise<number>;
+  addCode(grant: CodeGrant): Promise<void>;
+  /** Removes and returns a code, atomically: codes are single-use. Expiry is the caller's check. */
+  takeCode(code: string): Promise<CodeGrant | undefined>;
+  /** Records that `grant` was exchanged for tokens: using its code again ends its session. */
+  markCodeSpent(grant: CodeGrant): Promise<void>;
+  /** The session whose tokens a successfully exchanged code gave, if `code` is one (and has not expired). */
+  spentCodeSession(code: string): Promise<string | undefined>;
+  revoke(jti: string, exp: number): Promise<void>;
+  isRevoked(jti: string | undefined): Promise<boolean>;
+  /** Records a client assertion id, atomically; false when it was seen before (replay). */
+  useAssertion(clientId: string, jti: string, exp: number): Promise<boolean>;
+  /** Releases connections; the memory store has none. */
+  close(): Promise<void>;
+}
