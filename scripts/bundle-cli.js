@@ -115,8 +115,6 @@ await build({
   // default skips it. A vm script has no import() of its own.
   external: ['ioredis'],
   define: {
-    // src/fixtures/parse-worker.ts: the fixtures worker bundle lies beside this one.
-    __MOCK_IDP_FIXTURES_WORKER__: JSON.stringify('./fixtures-worker.script.js'),
     // The bundle's own file URL (the bundled fixtures, package.json and the worker are found from it).
     'import.meta.url': 'importMetaUrl',
   },
@@ -129,19 +127,17 @@ function stampBuildId(/** @type {string} */ file) {
 }
 stampBuildId(SCRIPT);
 
-// The fixtures worker (src/fixtures/parse-worker.ts): reading and validating only, a third of the CLI's
-// size, so a worker started for a big PUT /mock/fixtures is ready sooner. A classic script like the CLI's,
-// `(exports, require, module, __filename, __dirname, importMetaUrl) => ...` after a comment naming its build,
-// which the worker compiles through node:vm from its own code cache (made below, with the CLI's).
-const WORKER = 'dist/fixtures-worker.script.js';
-rmSync('dist/fixtures-worker.mjs', { force: true }); // the ES module bundle of earlier builds
+// The fixtures worker: src/fixtures/parse-worker.ts starts `fixtures-worker.js` beside the module holding
+// it, here the CLI bundle. An ES module; `require` for the CommonJS dependencies inside (yaml).
+for (const old of ['dist/fixtures-worker.mjs', 'dist/fixtures-worker.script.js']) rmSync(old, { force: true });
 await build({
   ...common,
-  ...classicScript,
   entryPoints: ['src/fixtures/fixtures-worker.ts'],
-  outfile: WORKER,
-  define: { 'import.meta.url': 'importMetaUrl' },
+  outfile: 'dist/fixtures-worker.js',
+  format: 'esm',
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
 });
-stampBuildId(WORKER);
 
 makeCodeCaches();

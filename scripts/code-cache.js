@@ -4,13 +4,12 @@
 // only under the Node version and the flags that made it. Each is made in a child process under those flags
 // that runs the script as bin/mock-idp.js does, starts the server on the bundled fixtures, reads the
 // discovery document and takes a client_credentials token, so what a start and a first token run is
-// compiled in the cache. It then PUTs fixtures big enough for the fixtures worker, which writes its own
-// bundle's cache (dist/fixtures-worker.script.js) once it has read them. The child's server does not set
+// compiled in the cache. The child's server does not set
 // the run-time heap flags a served CLI sets once it listens (src/heap-flags.ts; MOCK_IDP_BUILD_WORKER_CACHE
 // tells it), since V8 stamps a cache with the flags in force when it is written. The caches are named as bin/mock-idp.js looks for them (the build id in the script's first comment, the
 // Node version and platform, a hash of the flags); earlier ones are removed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +17,6 @@ import { Script } from 'node:vm';
 
 const SCRIPT_URL = new URL('../dist/cli.script.js', import.meta.url);
 const SCRIPT = fileURLToPath(SCRIPT_URL);
-const WORKER_URL = new URL('../dist/fixtures-worker.script.js', import.meta.url);
-const WORKER = fileURLToPath(WORKER_URL);
 const BIN = fileURLToPath(new URL('../bin/mock-idp.js', import.meta.url));
 
 const { cacheFileOf, shebangFlags } = /** @type {typeof import('../bin/code-cache.js')} */ (
@@ -47,16 +44,6 @@ function cacheNextTo(scriptUrl, source, execArgv) {
  */
 export function cacheFileFor(source, execArgv) {
   return cacheNextTo(SCRIPT_URL, source, execArgv);
-}
-
-/**
- * The cache the fixtures worker (BOOT in src/fixtures/parse-worker.ts) reads for its bundle `source` under
- * this Node and `execArgv`, named as the CLI's are.
- * @param {string} source
- * @param {string[]} execArgv
- */
-export function workerCacheFileFor(source, execArgv) {
-  return cacheNextTo(WORKER_URL, source, execArgv);
 }
 
 /** In the child: run the script as the bin does, start and use the server, write the cache. */
@@ -91,27 +78,8 @@ async function child() {
   });
   if (discovery.status !== 200 || res.status !== 200)
     throw new Error(`code cache: discovery answered ${discovery.status}, the token request ${res.status}`);
-  // A big PUT /mock/fixtures: read on the fixtures worker, which (MOCK_IDP_BUILD_WORKER_CACHE) writes its
-  // own cache once it has answered, with the code of that read compiled in it.
-  const realm = /\/realms\/([^/]+)$/.exec(base)?.[1] ?? 'mock';
-  const put = await fetch(`${base}/mock/fixtures`, { method: 'PUT', body: bigFixtures(realm) });
-  const workerCache = workerCacheFileFor(readFileSync(WORKER, 'utf8'), process.execArgv);
-  if (put.status !== 200 || !existsSync(workerCache))
-    throw new Error(`code cache: the big PUT answered ${put.status}, and the worker left no ${workerCache}`);
   writeFileSync(cacheFileFor(source, process.execArgv), script.createCachedData());
   process.exit(0);
-}
-
-/** Fixtures of realm `realm` big enough to be read on the fixtures worker (over 256 KB). */
-function bigFixtures(/** @type {string} */ realm) {
-  const lines = [`realm: ${realm}`, 'clients:', '  cache-client:', '    secret: cache-secret', 'users:'];
-  for (let i = 0; i < 4000; i++)
-    lines.push(
-      `  user${i}:`,
-      `    claims: { name: User ${i}, email: user${i}@example.com }`,
-      '    realmRoles: [user]',
-    );
-  return `${lines.join('\n')}\n`;
 }
 
 /** Removes the caches of earlier builds and makes this build's, one child per set of flags. */

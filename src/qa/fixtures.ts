@@ -1,27 +1,15 @@
 // PUT {realm}/mock/fixtures: the fixtures replaced by the request body (fixtures/replace.ts does the swap).
 import express from 'express';
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
-import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from '../fixtures/parse-worker.js';
 import { replaceFixtures } from '../fixtures/replace.js';
 import { OAuthError } from '../oauth/errors.js';
 import type { Provider } from '../provider.js';
-
-/**
- * A body announced big enough for the fixtures worker starts that worker on the request's headers, so that
- * its start (a new thread and its bundle, ~0.1 s) overlaps the body's arrival instead of following it.
- */
-const startWorkerForBigBody: express.RequestHandler = (req, _res, next) => {
-  if (Number(req.headers['content-length']) >= WORKER_THRESHOLD_BYTES)
-    startFixturesWorker('a big PUT /mock/fixtures announced');
-  next();
-};
 
 /** PUT replaces the fixtures with the body; a bad body answers 400 with every problem and changes nothing. */
 export function fixtureRoutes(p: Provider): express.Router {
   const router = express.Router();
   router.put(
     '/',
-    startWorkerForBigBody,
     express.text({ type: () => true, limit: '16mb' }),
     async (req, res) => {
       const text = typeof req.body === 'string' ? req.body : '';
