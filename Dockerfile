@@ -31,7 +31,7 @@ COPY fixtures ./fixtures
 RUN npm run build \
  && mkdir -p /out/bin /out/dist \
  && cp bin/mock-idp.js bin/code-cache.js bin/package.json /out/bin/ \
- && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.script.js dist/fixtures-worker.script.*.cache /out/dist/ \
+ && cp dist/cli.script.js dist/cli.script.*.cache dist/fixtures-worker.js /out/dist/ \
  && npx esbuild "$(node -p "require.resolve('ioredis')")" --bundle --platform=node --target=node20 --format=cjs \
       --minify-whitespace --legal-comments=none --outfile=/out/node_modules/ioredis/index.js \
  && cp -r fixtures /out/fixtures

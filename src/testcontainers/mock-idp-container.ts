@@ -141,7 +141,7 @@ export class MockIdpContainer extends GenericContainer {
       file('bin/code-cache.js'),
       file('bin/package.json'),
       file('dist/cli.script.js'),
-      file('dist/fixtures-worker.script.js'),
+      file('dist/fixtures-worker.js'),
       file('package.json'),
       ...fixtures,
     ])
