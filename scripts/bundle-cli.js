@@ -129,7 +129,8 @@ stampBuildId(SCRIPT);
 
 // The fixtures worker: src/fixtures/parse-worker.ts starts `fixtures-worker.js` beside the module holding
 // it, here the CLI bundle. An ES module; `require` for the CommonJS dependencies inside (yaml).
-for (const old of ['dist/fixtures-worker.mjs', 'dist/fixtures-worker.script.js']) rmSync(old, { force: true });
+for (const old of ['dist/fixtures-worker.mjs', 'dist/fixtures-worker.script.js'])
+  rmSync(old, { force: true });
 await build({
   ...common,
   entryPoints: ['src/fixtures/fixtures-worker.ts'],
