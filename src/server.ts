@@ -177,9 +177,7 @@ function sourcesOf(options: MockIdpOptions): readonly (FixturesSource | undefine
 }
 
 /** Loads every source, and refuses two sources of one realm name (naming both). */
-async function loadRealms(
-  sources: readonly (FixturesSource | undefined)[],
-): Promise<{ realms: Realm[] }> {
+async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Promise<{ realms: Realm[] }> {
   const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
   const nameOf = (i: number): string =>
     typeof sources[i] === 'string' ? (loaded[i]?.source ?? '') : `fixtures[${i}]`;
@@ -292,9 +290,7 @@ export async function createProviders(options: MockIdpOptions, backend?: StoreBa
 }
 
 /** Loads the realms of the options (refusing --key or --issuer with several). */
-async function loadRealmsOf(
-  options: MockIdpOptions,
-): Promise<{ realms: Realm[]; several: boolean }> {
+async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[]; several: boolean }> {
   const sources = sourcesOf(options);
   const several = sources.length > 1;
   if (several && options.keyFile !== undefined)

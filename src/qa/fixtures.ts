@@ -8,34 +8,30 @@ import type { Provider } from '../provider.js';
 /** PUT replaces the fixtures with the body; a bad body answers 400 with every problem and changes nothing. */
 export function fixtureRoutes(p: Provider): express.Router {
   const router = express.Router();
-  router.put(
-    '/',
-    express.text({ type: () => true, limit: '16mb' }),
-    async (req, res) => {
-      const text = typeof req.body === 'string' ? req.body : '';
-      try {
-        const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir);
-        p.fixturesText = text;
-        await p.qaShare?.publish('fixtures');
-        res.json({
-          realm: realm.name,
-          clients: [...realm.clients.keys()],
-          users: [...realm.users.keys()],
-          scopes: [...realm.scopes.keys()],
-          ...(ignored.length > 0 ? { ignored } : {}),
-        });
-      } catch (err) {
-        if (!(err instanceof FixturesError)) throw err;
-        const problems = err.problems.map((problem) => formatProblem(err.source, problem));
-        throw new OAuthError(
-          'invalid_request',
-          `Fixtures not replaced: ${problems.join('; ')}`,
-          400,
-          {},
-          { problems },
-        );
-      }
-    },
-  );
+  router.put('/', express.text({ type: () => true, limit: '16mb' }), async (req, res) => {
+    const text = typeof req.body === 'string' ? req.body : '';
+    try {
+      const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir);
+      p.fixturesText = text;
+      await p.qaShare?.publish('fixtures');
+      res.json({
+        realm: realm.name,
+        clients: [...realm.clients.keys()],
+        users: [...realm.users.keys()],
+        scopes: [...realm.scopes.keys()],
+        ...(ignored.length > 0 ? { ignored } : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof FixturesError)) throw err;
+      const problems = err.problems.map((problem) => formatProblem(err.source, problem));
+      throw new OAuthError(
+        'invalid_request',
+        `Fixtures not replaced: ${problems.join('; ')}`,
+        400,
+        {},
+        { problems },
+      );
+    }
+  });
   return router;
 }
