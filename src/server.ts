@@ -6,7 +6,6 @@ import type { Clock } from './clock.js';
 import { ListenError } from './errors.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
 import { FixturesError } from './fixtures/errors.js';
-import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from './fixtures/parse-worker.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import { createApp } from './http/app.js';
@@ -181,9 +180,7 @@ function sourcesOf(options: MockIdpOptions): readonly (FixturesSource | undefine
 }
 
 /** Loads every source, and refuses two sources of one realm name (naming both). */
-async function loadRealms(
-  sources: readonly (FixturesSource | undefined)[],
-): Promise<{ realms: Realm[]; big: boolean }> {
+async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Promise<{ realms: Realm[] }> {
   const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
   const nameOf = (i: number): string =>
     typeof sources[i] === 'string' ? (loaded[i]?.source ?? '') : `fixtures[${i}]`;
@@ -203,7 +200,7 @@ async function loadRealms(
     seen.set(name, index);
   }
   const realms = await Promise.all(loaded.map((l) => buildRealm(l)));
-  return { realms, big: loaded.some((l) => (l.bytes ?? 0) >= WORKER_THRESHOLD_BYTES) };
+  return { realms };
 }
 
 /**
@@ -240,9 +237,7 @@ export async function createProviders(options: MockIdpOptions, backend?: StoreBa
 }
 
 /** Loads the realms of the options (refusing --key or --issuer with several). */
-async function loadRealmsOf(
-  options: MockIdpOptions,
-): Promise<{ realms: Realm[]; several: boolean; big: boolean }> {
+async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[]; several: boolean }> {
   const sources = sourcesOf(options);
   const several = sources.length > 1;
   if (several && options.keyFile !== undefined)
@@ -357,9 +352,8 @@ export async function serveMockIdp(
   const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
   let several: boolean;
-  let big: boolean;
   try {
-    ({ realms, several, big } = await loadRealmsOf(options));
+    ({ realms, several } = await loadRealmsOf(options));
   } catch (err) {
     await backend.close();
     throw err;
@@ -437,9 +431,6 @@ export async function serveMockIdp(
   handle = app;
   openGate(app);
   if (!early) listening();
-  // A big file at start: a big PUT /mock/fixtures or --watch reload is likely, and it finds the fixtures
-  // worker started (it ends after a while idle, as after a job).
-  if (big) startFixturesWorker('a fixtures file over 256 kB at start');
   const handles = running.map((r) => realmHandle(r, url));
   const first = handles[0] as MockIdpRealm;
   return {

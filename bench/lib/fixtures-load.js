@@ -3,7 +3,8 @@
 // whether /health keeps answering while the big PUT is parsed. Wall times of real processes (the judged
 // figure: what a user waits for) and their CPU time (all threads; Linux), each the best of `runs`: on a
 // machine shared with other work the wall time stretches with the machine's load and the CPU time much
-// less, and with the fixtures worker and GC threads the CPU time may exceed the wall time.
+// less, and with the fixtures worker and GC threads the CPU time may exceed the wall time. Every text is
+// read by the one YAML library, the `yaml` package (src/fixtures/load.ts).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -173,8 +174,8 @@ async function timeServeStart(file, runs) {
 }
 
 /**
- * The first big PUT /mock/fixtures of a server started on a big file (which starts its fixtures worker
- * after the ready line), a second after the start: best of `runs` servers, wall and the server's CPU.
+ * The first big PUT /mock/fixtures of a server started on a big file, a second after the start: best of
+ * `runs` servers, wall and the server's CPU.
  * @param {string} file
  * @param {string} text
  * @param {number} runs
@@ -215,8 +216,8 @@ export async function measureFixturesLoad({ runs = 3, dir }) {
   const serveStart50000 = await timeServeStart(big, runs);
   const serveStartBundled = await timeServeStart(FIXTURES, runs);
   const putAfterBigStart = await firstPutAfterBigStart(big, bigText, runs);
-  // The first PUT into a server started on the bundled fixtures starts its fixtures worker: best of `runs`
-  // servers (as every figure here), the first of which then takes the later PUTs, which find it started.
+  // The first PUT into a server started on the bundled fixtures: best of `runs` servers (as every figure
+  // here), the first of which then takes the later PUTs (each big PUT is read on a worker of its own).
   const idp = await startMockIdp();
   try {
     let first = await healthDuringPut(idp.base, bigText, idp.child.pid);
@@ -238,8 +239,7 @@ export async function measureFixturesLoad({ runs = 3, dir }) {
       bestCpuMs = run.putCpuMs === null || bestCpuMs === null ? null : Math.min(bestCpuMs, run.putCpuMs);
     }
     // A server that keeps taking PUTs (or --watch reloads) must not slow down: the 13th to 16th PUT into
-    // this server, which its one fixtures worker reads (js-yaml ran at ~40 % speed from a process's ninth
-    // read on until the bundles named its parser state: scripts/bundle-cli.js). The slowest of the four.
+    // this server, the slowest of the four.
     let laterSlowest = /** @type {typeof first | undefined} */ (undefined);
     // This server has taken its first PUT and `runs` more: the next is number runs + 2.
     for (let n = runs + 2; n <= LATER_PUTS.last; n++) {

@@ -1,53 +1,37 @@
 // PUT {realm}/mock/fixtures: the fixtures replaced by the request body (fixtures/replace.ts does the swap).
 import express from 'express';
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
-import { startFixturesWorker, WORKER_THRESHOLD_BYTES } from '../fixtures/parse-worker.js';
 import { replaceFixtures } from '../fixtures/replace.js';
 import { OAuthError } from '../oauth/errors.js';
 import type { Provider } from '../realm/provider.js';
 
-/**
- * A body announced big enough for the fixtures worker starts that worker on the request's headers, so that
- * its start (a new thread and its bundle, ~0.1 s) overlaps the body's arrival instead of following it.
- */
-const startWorkerForBigBody: express.RequestHandler = (req, _res, next) => {
-  if (Number(req.headers['content-length']) >= WORKER_THRESHOLD_BYTES)
-    startFixturesWorker('a big PUT /mock/fixtures announced');
-  next();
-};
-
 /** PUT replaces the fixtures with the body; a bad body answers 400 with every problem and changes nothing. */
 export function fixtureRoutes(p: Provider): express.Router {
   const router = express.Router();
-  router.put(
-    '/',
-    startWorkerForBigBody,
-    express.text({ type: () => true, limit: '16mb' }),
-    async (req, res) => {
-      const text = typeof req.body === 'string' ? req.body : '';
-      try {
-        const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir);
-        p.fixturesText = text;
-        await p.qaShare?.publish('fixtures');
-        res.json({
-          realm: realm.name,
-          clients: [...realm.clients.keys()],
-          users: [...realm.users.keys()],
-          scopes: [...realm.scopes.keys()],
-          ...(ignored.length > 0 ? { ignored } : {}),
-        });
-      } catch (err) {
-        if (!(err instanceof FixturesError)) throw err;
-        const problems = err.problems.map((problem) => formatProblem(err.source, problem));
-        throw new OAuthError(
-          'invalid_request',
-          `Fixtures not replaced: ${problems.join('; ')}`,
-          400,
-          {},
-          { problems },
-        );
-      }
-    },
-  );
+  router.put('/', express.text({ type: () => true, limit: '16mb' }), async (req, res) => {
+    const text = typeof req.body === 'string' ? req.body : '';
+    try {
+      const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir);
+      p.fixturesText = text;
+      await p.qaShare?.publish('fixtures');
+      res.json({
+        realm: realm.name,
+        clients: [...realm.clients.keys()],
+        users: [...realm.users.keys()],
+        scopes: [...realm.scopes.keys()],
+        ...(ignored.length > 0 ? { ignored } : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof FixturesError)) throw err;
+      const problems = err.problems.map((problem) => formatProblem(err.source, problem));
+      throw new OAuthError(
+        'invalid_request',
+        `Fixtures not replaced: ${problems.join('; ')}`,
+        400,
+        {},
+        { problems },
+      );
+    }
+  });
   return router;
 }
