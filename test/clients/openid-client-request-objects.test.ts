@@ -5,7 +5,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
 import { vaultSignerKey, verifyToken } from '../helpers/jwt.js';
-import { startLocalServer, type LocalServer } from '../helpers/local-server.js';
+import { startLocalServer, type LocalServer } from '../helpers/server.js';
 import { startIdp, type TestIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from './files.js';
+import { useStarted } from './server.js';
 
 const BINARY = 'redis-server';
 
@@ -215,6 +216,15 @@ export async function startRedis(args: string[] = [], options: RedisOptions = {}
       await stop();
     },
   };
+}
+
+/** A redis-server (see startRedis) for the tests of the calling file or describe block. */
+export function useRedis(args: string[] = [], options: RedisOptions = {}): RedisServer {
+  return useStarted(
+    'useRedis()',
+    () => startRedis(args, options),
+    (server) => server.stop(),
+  );
 }
 
 /** Stops a server and removes nothing else: its data directory is a temp dir with persistence off. */

@@ -1,8 +1,12 @@
-// Starts and stops real mock-idp servers on 127.0.0.1:0 for tests, from a fixtures file or object.
+// Starts and stops the servers of tests on 127.0.0.1:0: mock-idp in process, the real binary in a child,
+// and small local HTTP servers (apps, redirect targets, request_uri hosts).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { PATHS } from '../../src/http/paths.js';
 import { startMockIdp, type MockIdp, type MockIdpOptions } from '../../src/server.js';
+import { ensureBuilt, spawnServer, type ServeProcess } from './cli.js';
 
 /** The realm most tests use: written for these tests in the PRODUCT.md §3 format, not the bundled one. */
 export const FJORD_FIXTURES = fileURLToPath(new URL('../fixtures-data/fjord.yaml', import.meta.url));
@@ -32,24 +36,101 @@ export async function startIdp(options: MockIdpOptions = {}): Promise<TestIdp> {
   return Object.assign(idp, { endpoints: endpointsOf(idp.issuer) });
 }
 
+/** A value, or a function giving it once the beforeAll hooks registered before have run. */
+export type Later<T> = T | (() => T);
+
+const now = <T>(value: Later<T>): T => (typeof value === 'function' ? (value as () => T)() : value);
+
 /**
- * A server for the tests of the calling file or describe block: started in beforeAll, closed in afterAll.
- * The returned object stands for the server once it has started.
+ * Something the tests of the calling file or describe block share: started in beforeAll, stopped in
+ * afterAll. The returned object stands for it once it has started.
  */
-export function useIdp(options: MockIdpOptions | (() => MockIdpOptions) = {}): TestIdp {
-  let current: TestIdp | undefined;
+export function useStarted<T extends object>(
+  what: string,
+  start: () => Promise<T>,
+  stop: (started: T) => Promise<unknown>,
+): T {
+  let current: T | undefined;
   beforeAll(async () => {
-    current = await startIdp(typeof options === 'function' ? options() : options);
+    current = await start();
   });
   afterAll(async () => {
-    await current?.close();
+    const started = current;
     current = undefined;
+    if (started !== undefined) await stop(started);
   });
-  return new Proxy({} as TestIdp, {
+  return new Proxy({} as T, {
     get(_target, name) {
-      if (current === undefined) throw new Error('useIdp(): the server starts in beforeAll');
+      if (current === undefined) throw new Error(`${what}: it starts in beforeAll`);
       const value: unknown = Reflect.get(current, name);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(current) : value;
     },
   });
+}
+
+/** A mock-idp server for the tests of the calling file or describe block (options as for startIdp). */
+export function useIdp(options: Later<MockIdpOptions> = {}): TestIdp {
+  return useStarted(
+    'useIdp()',
+    () => startIdp(now(options)),
+    (idp) => idp.close(),
+  );
+}
+
+/**
+ * `mock-idp serve --host 127.0.0.1 --port 0 ...args` in a child process for the tests of the calling file
+ * or describe block; stopped with SIGTERM.
+ */
+export function useCli(args: Later<string[]>, env: Later<Record<string, string>> = {}): ServeProcess {
+  return useStarted(
+    'useCli()',
+    () => {
+      ensureBuilt();
+      return spawnServer(now(args), now(env));
+    },
+    (server) => server.stop(),
+  );
+}
+
+export interface LocalServer {
+  /** http://127.0.0.1:{port} */
+  url: string;
+  /** Method, path and Accept header of every request, in order. */
+  hits: { method: string; path: string; accept: string | undefined }[];
+  /** Closes the server and every open connection (a handler that never answers included). */
+  close(): Promise<void>;
+}
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Starts a server on 127.0.0.1, port 0; `handler` answers (or, to simulate a hang, never does). */
+export async function startLocalServer(handler: Handler): Promise<LocalServer> {
+  const hits: LocalServer['hits'] = [];
+  const server = createServer((req, res) => {
+    hits.push({ method: req.method ?? '', path: req.url ?? '', accept: req.headers.accept });
+    handler(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A local server (see startLocalServer) for the tests of the calling file or describe block. */
+export function useLocalServer(handler: Handler): LocalServer {
+  return useStarted(
+    'useLocalServer()',
+    () => startLocalServer(handler),
+    (server) => server.close(),
+  );
 }

@@ -2,7 +2,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   clientCredentials,
   codeFor,
@@ -13,18 +13,12 @@ import {
   type TokenResponse,
 } from '../helpers/flows.js';
 import { decode, halfHash, verifyToken } from '../helpers/jwt.js';
-import { FJORD_FIXTURES, startIdp, Y2030, type TestIdp, useIdp } from '../helpers/server.js';
+import { FJORD_FIXTURES, startIdp, Y2030, useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  // Frozen, so login (auth_time) and exchange (iat) fall in the same second however slow the machine.
-  idp = await startIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
-});
-afterAll(async () => {
-  await idp.close();
-});
+// Frozen, so login (auth_time) and exchange (iat) fall in the same second however slow the machine.
+const idp = useIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
 
 describe('claim placement per token type', () => {
   let t: TokenResponse;
