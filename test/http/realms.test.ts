@@ -7,10 +7,10 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { PATHS } from '../../src/http/paths.js';
-import { startMockIdp, type MockIdp } from '../../src/server.js';
+import { startMockIdp } from '../../src/server.js';
 import { basic, get, postForm } from '../helpers/http.js';
 import { runBin, startServe } from '../helpers/cli.js';
-import { FJORD_FIXTURES, Y2030 } from '../helpers/server.js';
+import { FJORD_FIXTURES, useIdp, Y2030 } from '../helpers/server.js';
 
 /** A second realm, given as an object. */
 const HARBOR: FixturesInput = {
@@ -29,15 +29,13 @@ const token = (base: string, client: string, secret: string) =>
   );
 
 describe('two realms in one server', () => {
-  let idp: MockIdp;
+  const idp = useIdp({ fixtures: [FJORD_FIXTURES, HARBOR], clock: Y2030, frozen: true });
   let fjord: string;
   let harbor: string;
-  beforeAll(async () => {
-    idp = await startMockIdp({ fixtures: [FJORD_FIXTURES, HARBOR], clock: Y2030, frozen: true });
+  beforeAll(() => {
     fjord = `${idp.url}/realms/fjord`;
     harbor = `${idp.url}/realms/harbor`;
   });
-  afterAll(() => idp.close());
 
   it('lists both realms, the first first; the single-realm fields are the first realm', () => {
     expect(Object.keys(idp.realms)).toEqual(['fjord', 'harbor']);
