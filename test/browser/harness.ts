@@ -1,26 +1,24 @@
-// Shared harness of the browser tests: Chromium launch (fails in CI when missing), a static app server that
+// Shared harness of the browser tests: Chromium launch (a real part, see real-parts.ts), a static app server that
 // serves keycloak-js from node_modules with a small app page driving it, and helpers to read mock-idp state.
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { skipWithout } from '../helpers/real-parts.js';
 import { startLocalServer, useStarted, type TestIdp } from '../helpers/server.js';
 
 export const CHROMIUM = process.env['MOCK_IDP_CHROMIUM'] ?? '/usr/bin/chromium';
-const IN_CI = process.env['CI'] === 'true';
-const MISSING = !existsSync(CHROMIUM);
 
-/** For describe.skipIf: true only when Chromium is missing outside CI (in CI the suite runs and fails). */
-export const skipBrowser = MISSING && !IN_CI;
-if (skipBrowser)
-  console.warn(
-    `browser tests skipped: no Chromium at ${CHROMIUM} (install chromium or set MOCK_IDP_CHROMIUM)`,
-  );
+/** For describe.skipIf: true when Chromium is missing outside CI. */
+export const skipBrowser = skipWithout(
+  'Chromium',
+  existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM}`,
+  'apt-get install -y chromium, or set MOCK_IDP_CHROMIUM',
+);
 
-/** Headless Chromium as the picker test launches it; throws (so the suite fails) when it is missing. */
+/** Headless Chromium. */
 export async function launchChromium(): Promise<Browser> {
-  if (MISSING) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests must run in CI`);
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

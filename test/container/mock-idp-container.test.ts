@@ -7,7 +7,8 @@ import {
   type StartedMockIdpContainer,
 } from '../../src/testcontainers/index.js';
 import { containerTestsSkipReason, skipContainerTests } from './docker.js';
-import { basic, clientCredentials, writeTempFixtures } from './test-fixtures.js';
+import { basic } from '../helpers/http.js';
+import { clientCredentials, writeTempFixtures } from './test-fixtures.js';
 
 describe.skipIf(skipContainerTests)(`MockIdpContainer ${containerTestsSkipReason ?? ''}`, () => {
   describe('with a mounted fixtures file and real time', () => {

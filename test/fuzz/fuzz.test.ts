@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PATHS } from '../../src/http/paths.js';
 import type { FixturesInput } from '../../src/index.js';
 import { useIdp } from '../helpers/server.js';
-import { basic, expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';
+import { basic } from '../helpers/http.js';
+import { expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';
 
 const FIXTURES: FixturesInput = {
   scopes: { api: { resource: 'rs', roles: ['read'] } },

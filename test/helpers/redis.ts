@@ -1,10 +1,11 @@
 // A real redis-server (Debian's package) for the Redis store tests: a free port, its own empty data
-// directory, no persistence, stopped by its pid. In CI (CI set) a missing redis-server fails the run.
+// directory, no persistence, stopped by its pid. Missing, it skips those tests (see real-parts.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from './files.js';
+import { skipWithout } from './real-parts.js';
 import { useStarted } from './server.js';
 
 const BINARY = 'redis-server';
@@ -12,11 +13,12 @@ const BINARY = 'redis-server';
 /** Whether redis-server can run here. */
 export const HAVE_REDIS = spawnSync(BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
 
-/** In CI a missing redis-server is a failure, never a skip; locally the Redis tests skip without it. */
-export const SKIP_REDIS = !HAVE_REDIS && !process.env['CI'];
-
-if (!HAVE_REDIS && process.env['CI'])
-  throw new Error('redis-server is not installed: .ci/run installs it (apt-get install -y redis-server)');
+/** Locally the Redis tests skip without redis-server; in CI its absence is a failure. */
+export const SKIP_REDIS = skipWithout(
+  'redis-server',
+  HAVE_REDIS ? undefined : 'redis-server is not installed',
+  'apt-get install -y redis-server (.ci/run installs it)',
+);
 
 export interface RedisServer {
   port: number;
