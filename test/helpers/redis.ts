@@ -2,11 +2,11 @@
 // directory, no persistence, stopped by its pid. Missing, it skips those tests (see real-parts.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from './files.js';
 import { skipWithout } from './real-parts.js';
-import { useStarted } from './server.js';
+import { freePort, useStarted } from './server.js';
 
 const BINARY = 'redis-server';
 
@@ -46,18 +46,6 @@ function command(port: number, line: string): Promise<string> {
       resolve(data.toString());
     });
     socket.once('error', reject);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -1,12 +1,12 @@
 // Starts and stops the servers of tests on 127.0.0.1:0: mock-idp in process, the real binary in a child,
 // and small local HTTP servers (apps, redirect targets, request_uri hosts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { PATHS } from '../../src/http/paths.js';
 import { startMockIdp, type MockIdp, type MockIdpOptions } from '../../src/server.js';
-import { ensureBuilt, spawnServer, type ServeProcess } from './cli.js';
+import { ensureBuilt, spawnServer, startServe, type ServeProcess } from './cli.js';
 
 /** The realm most tests use: written for these tests in the PRODUCT.md §3 format, not the bundled one. */
 export const FJORD_FIXTURES = fileURLToPath(new URL('../fixtures-data/fjord.yaml', import.meta.url));
@@ -90,6 +90,40 @@ export function useCli(args: Later<string[]>, env: Later<Record<string, string>>
     },
     (server) => server.stop(),
   );
+}
+
+/**
+ * For tests that each start `mock-idp [...defaults, ...args]` in a child process with their own flags: the
+ * returned function starts one; every one still running after a test is killed then.
+ */
+export function useCliPerTest(
+  defaults: string[] = [],
+): (args: string[], env?: Record<string, string>) => Promise<ServeProcess> {
+  const running = new Set<ServeProcess>();
+  beforeAll(() => {
+    ensureBuilt();
+  });
+  afterEach(async () => {
+    await Promise.all([...running].map((s) => s.stop('SIGKILL')));
+    running.clear();
+  });
+  return async (args, env = {}) => {
+    const s = await startServe([...defaults, ...args], env);
+    running.add(s);
+    return s;
+  };
+}
+
+/** A port free on 127.0.0.1 a moment ago, for a server that must be told its port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export interface LocalServer {

@@ -3,31 +3,21 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { endpointsOf } from '../helpers/server.js';
-import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointsOf, useCliPerTest } from '../helpers/server.js';
+import { runBin, type ServeProcess } from '../helpers/cli.js';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { bigFixtures } from '../helpers/files.js';
 
 let dir: string;
-const running = new Set<ServeProcess>();
 beforeAll(async () => {
-  ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), 'mock-idp-robust-'));
-});
-afterEach(async () => {
-  await Promise.all([...running].map((s) => s.stop('SIGKILL')));
-  running.clear();
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function serve(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const s = await startServe(['--port', '0', '--quiet', ...args], env);
-  running.add(s);
-  return s;
-}
+const serve = useCliPerTest(['--port', '0', '--quiet']);
 
 /** The `mock-idp debug:` lines a server printed on stderr so far. */
 function debugLines(s: ServeProcess): string[] {
