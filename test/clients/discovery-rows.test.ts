@@ -1,7 +1,6 @@
 // Discovery tells the truth (issue 11): every row of the discovery document, and every value of its
 // capability lists, is used here through a real client — openid-client v6 where it has the flow, jose where
 // it does not — against one realm on a real server. The last test checks that no row is left unused.
-import { createHash } from 'node:crypto';
 import {
   createRemoteJWKSet,
   decodeJwt,
@@ -15,6 +14,7 @@ import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { get } from '../helpers/http.js';
+import { halfHash } from '../helpers/jwt.js';
 import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const RP = 'http://rp.test/cb';
@@ -107,8 +107,6 @@ async function browse(url: URL): Promise<URL> {
 }
 
 const fragmentOf = (url: URL): URLSearchParams => new URLSearchParams(url.hash.slice(1));
-const halfHash = (value: string): string =>
-  createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
 
 /** The rows each test below uses: `field` or `field=value` for each value of a capability list. */
 const used = new Set<string>();

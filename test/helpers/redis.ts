@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from './files.js';
 import { skipWithout } from './real-parts.js';
-import { freePort, useStarted } from './server.js';
+import { freePort, useStarted, valueNow, type Later } from './server.js';
 
 const BINARY = 'redis-server';
 
@@ -209,10 +209,10 @@ export async function startRedis(args: string[] = [], options: RedisOptions = {}
 }
 
 /** A redis-server (see startRedis) for the tests of the calling file or describe block. */
-export function useRedis(args: string[] = [], options: RedisOptions = {}): RedisServer {
+export function useRedis(args: Later<string[]> = [], options: RedisOptions = {}): RedisServer {
   return useStarted(
     'useRedis()',
-    () => startRedis(args, options),
+    () => startRedis(valueNow(args), options),
     (server) => server.stop(),
   );
 }

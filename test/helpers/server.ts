@@ -39,7 +39,8 @@ export async function startIdp(options: MockIdpOptions = {}): Promise<TestIdp> {
 /** A value, or a function giving it once the beforeAll hooks registered before have run. */
 export type Later<T> = T | (() => T);
 
-const now = <T>(value: Later<T>): T => (typeof value === 'function' ? (value as () => T)() : value);
+export const valueNow = <T>(value: Later<T>): T =>
+  typeof value === 'function' ? (value as () => T)() : value;
 
 /**
  * Something the tests of the calling file or describe block share: started in beforeAll, stopped in
@@ -72,7 +73,7 @@ export function useStarted<T extends object>(
 export function useIdp(options: Later<MockIdpOptions> = {}): TestIdp {
   return useStarted(
     'useIdp()',
-    () => startIdp(now(options)),
+    () => startIdp(valueNow(options)),
     (idp) => idp.close(),
   );
 }
@@ -86,7 +87,7 @@ export function useCli(args: Later<string[]>, env: Later<Record<string, string>>
     'useCli()',
     () => {
       ensureBuilt();
-      return spawnServer(now(args), now(env));
+      return spawnServer(valueNow(args), valueNow(env));
     },
     (server) => server.stop(),
   );

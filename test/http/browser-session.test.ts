@@ -62,7 +62,6 @@ class Browser {
   }
 }
 
-const sha256b64url = (s: string): string => createHash('sha256').update(s).digest('base64url');
 const sidOf = (code: string | null): string => (code ?? '').split('.')[1] ?? '';
 
 function fjordObject(): FixturesInput {
@@ -80,7 +79,7 @@ describe('signing in sets the session cookies', () => {
     const identity = browser.raw.find((c) => c.startsWith('KEYCLOAK_IDENTITY='));
     const session = browser.raw.find((c) => c.startsWith('KEYCLOAK_SESSION='));
     expect(identity).toMatch(/; Path=\/realms\/fjord\/; SameSite=Lax; HttpOnly$/);
-    expect(session).toBe(`KEYCLOAK_SESSION=${sha256b64url(sid)}; Path=/realms/fjord/; SameSite=Lax`);
+    expect(session).toBe(`KEYCLOAK_SESSION=${s256(sid)}; Path=/realms/fjord/; SameSite=Lax`);
   });
 
   it('over https (X-Forwarded-Proto): SameSite=None; Secure', async () => {
@@ -183,7 +182,7 @@ describe('single sign-on', () => {
     const sessionState = r.params.get('session_state') as string;
     const [hash, salt] = sessionState.split('.');
     const expected = createHash('sha256')
-      .update(`teller-web http://app.fjord.test ${sha256b64url(sid)} ${salt}`)
+      .update(`teller-web http://app.fjord.test ${s256(sid)} ${salt}`)
       .digest('hex');
     expect(hash).toBe(expected);
     const tokens = await exchangeCode(idp, r.params.get('code') as string);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { authorizeUrl, type AuthorizeParams } from '../helpers/flows.js';
 import { basic, get, postForm } from '../helpers/http.js';
-import { decode, verifyToken } from '../helpers/jwt.js';
+import { decode, s256, verifyToken } from '../helpers/jwt.js';
 import { useIdp } from '../helpers/server.js';
 
 const FIXTURES: FixturesInput = {
@@ -39,7 +39,7 @@ const REDIRECT: Record<string, string> = {
 };
 const SECRET: Record<string, string> = { web: 'web-secret', classic: 'classic-secret' };
 const VERIFIER = 'implicit-hybrid-verifier-0123456789-abcdefghijklmnop';
-const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const CHALLENGE = s256(VERIFIER);
 
 /** The left half of SHA-256 of the UTF-8 value, base64url: at_hash, c_hash, s_hash as a client checks them. */
 const leftHalf = (value: string): string =>
