@@ -2,7 +2,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { StartedMockIdpContainer } from '../../src/testcontainers/index.js';
 import { skipWithout } from '../helpers/real-parts.js';
+import { useStarted } from '../helpers/server.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LOCAL_IMAGE = 'mock-idp:local';
@@ -61,6 +63,11 @@ async function prepareContainerTests(): Promise<string | undefined> {
   // An image named by MOCK_IDP_IMAGE is reused as is; otherwise build this checkout.
   if (!process.env.MOCK_IDP_IMAGE) process.env.MOCK_IDP_IMAGE = await buildImage();
   return undefined;
+}
+
+/** A mock-idp container (`start` starts it) for the tests of the calling file or describe block. */
+export function useContainer(start: () => Promise<StartedMockIdpContainer>): StartedMockIdpContainer {
+  return useStarted('useContainer()', start, (container) => container.stop());
 }
 
 export const containerTestsSkipReason: string | undefined = await prepareContainerTests();
