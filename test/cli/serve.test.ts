@@ -1,11 +1,11 @@
 // `mock-idp serve` as a real child process: ready line, every flag and env var, bad input, signals, request log.
 import { generateKeyPairSync } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin, type ServeProcess } from '../helpers/cli.js';
+import { tempDir } from '../helpers/files.js';
 import { clientCredentials, SECRETS } from '../helpers/flows.js';
 import { basic, get, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, decode } from '../helpers/jwt.js';
@@ -19,14 +19,15 @@ import {
   type TestIdp,
 } from '../helpers/server.js';
 
-let dir: string;
+const tmp = tempDir();
+const dir = tmp.dir;
+afterAll(() => tmp.remove());
 let pemKey: string;
 let jwkKey: string;
 let ecKey: string;
 let thumbprint: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mock-idp-cli-'));
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   pemKey = join(dir, 'realm.pem');
   jwkKey = join(dir, 'realm.jwk.json');
@@ -36,9 +37,6 @@ beforeAll(async () => {
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   await writeFile(ecKey, ec.privateKey.export({ format: 'pem', type: 'pkcs8' }));
   thumbprint = await calculateJwkThumbprint(publicKey.export({ format: 'jwk' }) as JWK, 'sha256');
-});
-afterAll(async () => {
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
 const serve = useCliPerTest();

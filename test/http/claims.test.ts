@@ -1,6 +1,5 @@
 // Claim placement per token type (interface document "Appears in") and the clock in tokens.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +11,7 @@ import {
   refresh,
   type TokenResponse,
 } from '../helpers/flows.js';
+import { tempDir } from '../helpers/files.js';
 import { decode, halfHash, verifyToken } from '../helpers/jwt.js';
 import { FJORD_FIXTURES, startIdp, Y2030, useIdp } from '../helpers/server.js';
 
@@ -248,7 +248,7 @@ describe('the clock: tokens carry the fixed time', () => {
 
 describe('the fixtures keys clock and seed', () => {
   it('start the clock frozen at clock.start and make ids reproducible', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mock-idp-clock-'));
+    const { dir, remove } = tempDir();
     try {
       const file = join(dir, 'fjord-2030.yaml');
       const text = (await readFile(FJORD_FIXTURES, 'utf8')).replace(
@@ -269,7 +269,7 @@ describe('the fixtures keys clock and seed', () => {
       }
       expect(first[0]).toBe(first[1]);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      remove();
     }
   });
 });

@@ -1,21 +1,16 @@
 // Issue 10's defect table, rows only the real binary shows: signals, --watch right after start, and
 // `check` and `serve` agreeing on a file.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { endpointsOf, useCliPerTest } from '../helpers/server.js';
 import { runBin, type ServeProcess } from '../helpers/cli.js';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
-import { bigFixtures } from '../helpers/files.js';
+import { bigFixtures, tempDir } from '../helpers/files.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mock-idp-robust-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDir();
+const dir = tmp.dir;
+afterAll(() => tmp.remove());
 
 const serve = useCliPerTest(['--port', '0', '--quiet']);
 
