@@ -5,7 +5,7 @@ import type { ServeProcess } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, s256 } from '../helpers/jwt.js';
-import { endpointsOf, FJORD_FIXTURES, useCli, type TestIdp } from '../helpers/server.js';
+import { endpointsOf, FJORD_FIXTURES, idpAt, useCli } from '../helpers/server.js';
 
 // A frozen clock, so "expired 60 s ago" is exact however slow the machine.
 const args = ['--fixtures', FJORD_FIXTURES, '--clock', '2030-01-01T00:00:00Z', '--frozen'];
@@ -169,7 +169,7 @@ const CASES: Case[] = [
   [
     'an assertion for another audience',
     async (s) => {
-      const idp = { endpoints: e(s) } as unknown as TestIdp;
+      const idp = idpAt(s.base);
       const assertion = await clientAssertion(idp, { audience: 'http://other.test/token' });
       sent.add(assertion);
       return postForm(e(s).token, {

@@ -13,10 +13,10 @@ import {
   endpointsOf,
   FJORD_FIXTURES,
   freePort,
+  idpAt,
   useCliPerTest,
   useLocalServer,
   Y2030,
-  type TestIdp,
 } from '../helpers/server.js';
 
 const tmp = tempDir();
@@ -41,13 +41,9 @@ beforeAll(async () => {
 
 const serve = useCliPerTest();
 
-/** A TestIdp-like view of a child server, for the flow helpers. */
-const asIdp = (s: ServeProcess): TestIdp =>
-  ({ endpoints: endpointsOf(s.base), issuer: s.base }) as unknown as TestIdp;
-
 /** client_credentials (ledger-sync, ledger.read) at a child server. */
 const clientCredentialsAt = (s: ServeProcess) =>
-  clientCredentials<Record<string, string>>(asIdp(s), 'ledger.read');
+  clientCredentials<Record<string, string>>(idpAt(s.base), 'ledger.read');
 
 const BASE = /^http:\/\/127\.0\.0\.1:(\d+)\/realms\/fjord$/;
 
@@ -483,7 +479,7 @@ describe('the request log', () => {
 
   it('never logs secrets, assertions, codes, state or whole tokens, and cannot be forged by request text', async () => {
     const s = await serve(['--fixtures', FJORD_FIXTURES, '--port', '0']);
-    const idp = asIdp(s);
+    const idp = idpAt(s.base);
     const e = idp.endpoints;
     const secrets: string[] = [
       SECRETS['ledger-sync'],

@@ -1,4 +1,4 @@
-// The fuzz harness: raw HTTP requests (any method, header and body) traced, the invariants every answer must keep,
+// The fuzz harness: raw HTTP requests (any method, header and body), the invariants every answer must keep,
 // and the fast-check settings (FUZZ_RUNS, FUZZ_SEED) shared by `npm test` and `npm run fuzz`.
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';

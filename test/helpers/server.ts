@@ -30,6 +30,14 @@ export function endpointsOf(issuer: string): Endpoints {
   return Object.fromEntries(Object.entries(PATHS).map(([name, path]) => [name, issuer + path])) as Endpoints;
 }
 
+/**
+ * A server known only by its realm base URL (a child process), seen as a TestIdp by the flow and JWT
+ * helpers, which need no more than its issuer and endpoints.
+ */
+export function idpAt(base: string): TestIdp {
+  return { issuer: base, endpoints: endpointsOf(base) } as unknown as TestIdp;
+}
+
 /** Starts a server (default: the fjord fixtures, 127.0.0.1, port 0). The caller closes it. */
 export async function startIdp(options: MockIdpOptions = {}): Promise<TestIdp> {
   const idp = await startMockIdp({ fixtures: FJORD_FIXTURES, host: '127.0.0.1', port: 0, ...options });
