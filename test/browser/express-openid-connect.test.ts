@@ -1,22 +1,12 @@
 // express-openid-connect 3.4.0 in front of mock-idp, driven by headless Chromium: login on the login page,
 // req.oidc.user, refresh, and the default /logout with RP-initiated logout back to the bare baseURL.
-import { createServer, type Server } from 'node:http';
 import express, { type ErrorRequestHandler } from 'express';
 import { auth } from 'express-openid-connect';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
-import {
-  BROWSER_USERS,
-  closeServer,
-  escapeHtml,
-  launchChromium,
-  listenLocal,
-  listSessions,
-  signInAs,
-  skipBrowser,
-} from './harness.js';
+import { useIdp, useLocalServer } from '../helpers/server.js';
+import { BROWSER_USERS, escapeHtml, listSessions, signInAs, skipBrowser, useChromium } from './harness.js';
 
 const CLIENT = 'quay-web';
 const SECRET = 'quay-web-secret';
@@ -34,31 +24,30 @@ async function shown(page: Page): Promise<Shown> {
 }
 
 describe.skipIf(skipBrowser)('express-openid-connect 3.4.0 against mock-idp in Chromium', () => {
-  let server: Server;
+  const browser = useChromium();
+  // The app's port must be known for its registration and its baseURL, so listen first, route later.
+  let app: express.Express;
+  const server = useLocalServer((req, res) => app(req, res));
   let baseURL: string;
-  let idp: TestIdp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    // The app's port must be known for its registration and its baseURL, so listen first, route later.
-    server = createServer();
-    baseURL = await listenLocal(server);
-    idp = await startIdp({
-      fixtures: {
-        realm: 'quay',
-        clients: {
-          [CLIENT]: {
-            secret: SECRET,
-            redirectUris: [`${baseURL}/*`],
-            grants: ['authorization_code', 'refresh_token'],
-          },
+  beforeAll(() => {
+    baseURL = server.url;
+  });
+  const idp = useIdp(() => ({
+    fixtures: {
+      realm: 'quay',
+      clients: {
+        [CLIENT]: {
+          secret: SECRET,
+          redirectUris: [`${baseURL}/*`],
+          grants: ['authorization_code', 'refresh_token'],
         },
-        users: BROWSER_USERS,
       },
-    });
+      users: BROWSER_USERS,
+    },
+  }));
 
-    const app = express();
+  beforeAll(() => {
+    app = express();
     app.use(
       auth({
         issuerBaseURL: idp.issuer,
@@ -99,12 +88,6 @@ describe.skipIf(skipBrowser)('express-openid-connect 3.4.0 against mock-idp in C
         .send(show('error', { message: e.message, error: e.error, error_description: e.error_description }));
     };
     app.use(onError);
-    server.on('request', app);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await closeServer(server);
-    await idp?.close();
   });
 
   it('login, req.oidc.user, refresh, and the default /logout back to the bare baseURL', async () => {

@@ -1,47 +1,33 @@
-// Shared harness of the browser tests: Chromium launch (fails in CI when missing), a static app server that
+// Shared harness of the browser tests: Chromium launch (a real part, see real-parts.ts), a static app server that
 // serves keycloak-js from node_modules with a small app page driving it, and helpers to read mock-idp state.
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import type { TestIdp } from '../helpers/server.js';
+import { skipWithout } from '../helpers/real-parts.js';
+import { startLocalServer, useStarted, type TestIdp } from '../helpers/server.js';
 
 export const CHROMIUM = process.env['MOCK_IDP_CHROMIUM'] ?? '/usr/bin/chromium';
-const IN_CI = process.env['CI'] === 'true';
-const MISSING = !existsSync(CHROMIUM);
 
-/** For describe.skipIf: true only when Chromium is missing outside CI (in CI the suite runs and fails). */
-export const skipBrowser = MISSING && !IN_CI;
-if (skipBrowser)
-  console.warn(
-    `browser tests skipped: no Chromium at ${CHROMIUM} (install chromium or set MOCK_IDP_CHROMIUM)`,
-  );
+/** For describe.skipIf: true when Chromium is missing outside CI. */
+export const skipBrowser = skipWithout(
+  'Chromium',
+  existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM}`,
+  'apt-get install -y chromium, or set MOCK_IDP_CHROMIUM',
+);
 
-/** Headless Chromium as the picker test launches it; throws (so the suite fails) when it is missing. */
+/** Headless Chromium. */
 export async function launchChromium(): Promise<Browser> {
-  if (MISSING) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests must run in CI`);
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
 }
 
-/** Listens on 127.0.0.1:0 and answers the server's origin (`http://127.0.0.1:PORT`). */
-export async function listenLocal(server: Server): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** Closes a server, dropping kept-alive browser connections first. */
-export async function closeServer(server: Server | undefined): Promise<void> {
-  if (server === undefined || !server.listening) return;
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+/** Headless Chromium for the tests of the calling file or describe block. */
+export function useChromium(): Browser {
+  return useStarted('useChromium()', launchChromium, (browser) => browser.close());
 }
 
 const KEYCLOAK_JS = createRequire(import.meta.url).resolve('keycloak-js');
@@ -108,7 +94,6 @@ export interface Hook {
 }
 
 export interface AppServer {
-  server: Server;
   /** `http://127.0.0.1:PORT` */
   origin: string;
   /** Every `/hook/...` request so far, oldest first. */
@@ -163,10 +148,10 @@ async function hook(req: IncomingMessage, res: ServerResponse, url: URL, hooks: 
  * The static app: `/` and `/app.html` (the page above), `/keycloak.js`, `/silent-check-sso.html`, and
  * `/cb` (a landing page for redirect URIs, GET or form_post), and `/hook/...` (recorded, see hook()).
  */
-export async function startAppServer(): Promise<AppServer> {
+async function startAppServer(): Promise<AppServer> {
   const keycloakJs = readFileSync(KEYCLOAK_JS, 'utf8');
   const hooks: Hook[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = await startLocalServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     if (path === '/cb') void landing(req, res);
@@ -177,8 +162,12 @@ export async function startAppServer(): Promise<AppServer> {
     else if (path === '/silent-check-sso.html') send(res, 'text/html; charset=utf-8', SILENT_CHECK_SSO);
     else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
-  const origin = await listenLocal(server);
-  return { server, origin, hooks, close: () => closeServer(server) };
+  return { origin: server.url, hooks, close: () => server.close() };
+}
+
+/** The static app (see startAppServer) for the tests of the calling file or describe block. */
+export function useAppServer(): AppServer {
+  return useStarted('useAppServer()', startAppServer, (app) => app.close());
 }
 
 export type KeycloakMode = 'keycloak' | 'oidc';

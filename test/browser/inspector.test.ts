@@ -1,10 +1,10 @@
 // The inspector page /mock/ui in headless Chromium, clicked through: sessions, clock, faults, keys, the live
 // journal, the token decoder's verdicts, escaped output, and the QA token of PRODUCT.md §11.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
-import { startIdp, Y2030, type TestIdp } from '../helpers/server.js';
-import { launchChromium, skipBrowser } from './harness.js';
+import { useIdp, Y2030 } from '../helpers/server.js';
+import { skipBrowser, useChromium } from './harness.js';
 
 const FIXTURES: FixturesInput = {
   realm: 'bench',
@@ -41,20 +41,14 @@ async function eventually(check: () => Promise<void>, timeoutMs = 8000): Promise
 }
 
 describe.skipIf(skipBrowser)('the inspector page', () => {
-  let browser: Browser;
-  let idp: TestIdp;
+  const browser = useChromium();
+  const idp = useIdp({ fixtures: FIXTURES, clock: Y2030, frozen: true });
   let page: Page;
   const mock = (path: string): string => `${idp.issuer}/mock${path}`;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    idp = await startIdp({ fixtures: FIXTURES, clock: Y2030, frozen: true });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(mock('/ui'));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await idp?.close();
   });
 
   it('is a plain page with the security headers and a hashed script', async () => {
@@ -207,16 +201,8 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
 });
 
 describe.skipIf(skipBrowser)('the inspector with a QA token', () => {
-  let browser: Browser;
-  let idp: TestIdp;
-  beforeAll(async () => {
-    browser = await launchChromium();
-    idp = await startIdp({ fixtures: FIXTURES, qaToken: 'qa-token-7' });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await idp?.close();
-  });
+  const browser = useChromium();
+  const idp = useIdp({ fixtures: FIXTURES, qaToken: 'qa-token-7' });
 
   it('asks for the token, then every call carries it', async () => {
     await idp.token({ client: 'job' });

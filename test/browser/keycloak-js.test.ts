@@ -1,29 +1,28 @@
 // keycloak-js 26 with its default init options, in headless Chromium against mock-idp, in both of its
 // configuration modes: sign-in, single sign-on, silent check, refresh, userinfo, logout and the session iframe.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 import {
   appUrl,
   BROWSER_USERS,
   endSession,
   initResult,
   keycloakState,
-  launchChromium,
   listSessions,
   loadUserInfo,
   onLoginPage,
   reachLoginPage,
   signInAs,
   skipBrowser,
-  startAppServer,
   startLogout,
   trackNavigations,
   updateToken,
+  useAppServer,
+  useChromium,
   userButton,
   type AppPageOptions,
-  type AppServer,
   type KeycloakMode,
 } from './harness.js';
 
@@ -32,34 +31,23 @@ const CLIENT = 'spa';
 const MODES: KeycloakMode[] = ['keycloak', 'oidc'];
 
 describe.skipIf(skipBrowser).each(MODES)('keycloak-js 26.2.4, %s mode, default init options', (mode) => {
-  let app: AppServer;
-  let idp: TestIdp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    app = await startAppServer();
-    // Written after the app listens, so the redirect URI names its real port. Real clock: keycloak-js
-    // compares token times with the browser's clock.
-    idp = await startIdp({
-      fixtures: {
-        realm: REALM,
-        clients: {
-          [CLIENT]: {
-            authMethods: ['none'],
-            redirectUris: [`${app.origin}/*`],
-            grants: ['authorization_code', 'refresh_token'],
-          },
+  const browser = useChromium();
+  const app = useAppServer();
+  // Written after the app listens, so the redirect URI names its real port. Real clock: keycloak-js
+  // compares token times with the browser's clock.
+  const idp = useIdp(() => ({
+    fixtures: {
+      realm: REALM,
+      clients: {
+        [CLIENT]: {
+          authMethods: ['none'],
+          redirectUris: [`${app.origin}/*`],
+          grants: ['authorization_code', 'refresh_token'],
         },
-        users: BROWSER_USERS,
       },
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await idp?.close();
-  });
+      users: BROWSER_USERS,
+    },
+  }));
 
   const url = (o: Omit<AppPageOptions, 'mode' | 'clientId'>): string =>
     appUrl(app, idp, { mode, clientId: CLIENT, ...o });
@@ -293,23 +281,14 @@ describe.skipIf(skipBrowser).each(MODES)('keycloak-js 26.2.4, %s mode, default i
 });
 
 describe('login-status-iframe.html/init: the origin check', () => {
-  let app: AppServer;
-  let idp: TestIdp;
-
-  beforeAll(async () => {
-    app = await startAppServer();
-    idp = await startIdp({
-      fixtures: {
-        realm: REALM,
-        clients: { [CLIENT]: { authMethods: ['none'], redirectUris: [`${app.origin}/*`] } },
-        users: BROWSER_USERS,
-      },
-    });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await idp?.close();
-  });
+  const app = useAppServer();
+  const idp = useIdp(() => ({
+    fixtures: {
+      realm: REALM,
+      clients: { [CLIENT]: { authMethods: ['none'], redirectUris: [`${app.origin}/*`] } },
+      users: BROWSER_USERS,
+    },
+  }));
 
   it.each([
     { name: "the client's web origin", origin: () => app.origin, client: CLIENT, status: 204 },

@@ -4,20 +4,19 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeRedirect, authorizeUrl, exchangeCode } from '../helpers/flows.js';
 import { basic } from '../helpers/http.js';
 import { verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 import {
   BROWSER_USERS,
-  launchChromium,
   listSessions,
   reachLoginPage,
   skipBrowser,
-  startAppServer,
-  type AppServer,
+  useAppServer,
+  useChromium,
 } from './harness.js';
 
 const CLIENT = 'desk';
@@ -50,36 +49,27 @@ const SHOWN: { username: string; facts: string[]; hidden: string[] }[] = [
 ];
 
 describe.skipIf(skipBrowser)('the login page in Chromium', () => {
-  let app: AppServer;
-  let idp: TestIdp;
-  let browser: Browser;
+  const browser = useChromium();
+  const app = useAppServer();
   let redirectUri: string;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    app = await startAppServer();
+  beforeAll(() => {
     redirectUri = `${app.origin}/cb`;
-    idp = await startIdp({
-      fixtures: {
-        realm: 'pier',
-        clients: {
-          [CLIENT]: {
-            secret: SECRET,
-            redirectUris: [redirectUri],
-            grants: ['authorization_code', 'refresh_token'],
-            scopes: ['openid', 'profile', 'nnin_altsub'],
-            nninEligible: true,
-          },
+  });
+  const idp = useIdp(() => ({
+    fixtures: {
+      realm: 'pier',
+      clients: {
+        [CLIENT]: {
+          secret: SECRET,
+          redirectUris: [redirectUri],
+          grants: ['authorization_code', 'refresh_token'],
+          scopes: ['openid', 'profile', 'nnin_altsub'],
+          nninEligible: true,
         },
-        users: USERS,
       },
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await idp?.close();
-  });
+      users: USERS,
+    },
+  }));
 
   const loginUrl = (extra: { state?: string; responseMode?: string } = {}): string =>
     authorizeUrl(idp, { client: CLIENT, redirectUri, scope: 'openid profile', ...extra });
@@ -179,20 +169,13 @@ describe.skipIf(skipBrowser)('the login page in Chromium', () => {
 });
 
 describe("login_hint in the provider's forms picks the user without the page", () => {
-  let idp: TestIdp;
   const redirectUri = 'http://desk.pier.test/cb';
-
-  beforeAll(async () => {
-    idp = await startIdp({
-      fixtures: {
-        realm: 'pier',
-        clients: { [CLIENT]: { secret: SECRET, redirectUris: [redirectUri] } },
-        users: USERS,
-      },
-    });
-  });
-  afterAll(async () => {
-    await idp?.close();
+  const idp = useIdp({
+    fixtures: {
+      realm: 'pier',
+      clients: { [CLIENT]: { secret: SECRET, redirectUris: [redirectUri] } },
+      users: USERS,
+    },
   });
 
   it.each([

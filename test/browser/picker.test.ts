@@ -1,20 +1,10 @@
 // The HTML user picker in headless Chromium: open authorize without login_hint, click a user, land with a code.
-import { existsSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IncomingMessage } from 'node:http';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, exchangeCode } from '../helpers/flows.js';
 import { s256, verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
-
-const CHROMIUM = process.env['MOCK_IDP_CHROMIUM'] ?? '/usr/bin/chromium';
-const IN_CI = process.env['CI'] === 'true';
-const missing = !existsSync(CHROMIUM);
-if (missing && !IN_CI)
-  console.warn(
-    `browser tests skipped: no Chromium at ${CHROMIUM} (install chromium or set MOCK_IDP_CHROMIUM)`,
-  );
+import { useIdp, useLocalServer, type LocalServer } from '../helpers/server.js';
+import { skipBrowser, useChromium } from './harness.js';
 
 const VERIFIER = 'browser-verifier-0123456789-abcdefghijklmnopqrstuvwxyz';
 
@@ -24,14 +14,14 @@ interface Callback {
 }
 
 /** A tiny app on 127.0.0.1:0 that records what arrives at /cb (GET query or form_post body). */
-function startCallbackApp(received: Callback[]): Promise<Server> {
+function useCallbackApp(received: Callback[]): LocalServer {
   const body = (req: IncomingMessage): Promise<string> =>
     new Promise((resolve) => {
       let text = '';
       req.on('data', (c: Buffer) => (text += c.toString()));
       req.on('end', () => resolve(text));
     });
-  const server = createServer(async (req, res) => {
+  return useLocalServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/cb') {
       res.writeHead(404).end();
@@ -41,31 +31,17 @@ function startCallbackApp(received: Callback[]): Promise<Server> {
     received.push({ method: req.method ?? '', params });
     res.writeHead(200, { 'content-type': 'text/html' }).end('<h1 id="done">Signed in</h1>');
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-describe.skipIf(missing && !IN_CI)('user picker in a browser', () => {
-  let idp: TestIdp;
-  let app: Server;
-  let browser: Browser;
-  let redirectUri: string;
+describe.skipIf(skipBrowser)('user picker in a browser', () => {
+  const idp = useIdp();
   const received: Callback[] = [];
+  const app = useCallbackApp(received);
+  const browser = useChromium();
+  let redirectUri: string;
 
-  beforeAll(async () => {
-    if (missing) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser test must run in CI`);
-    idp = await startIdp();
-    app = await startCallbackApp(received);
-    redirectUri = `http://127.0.0.1:${(app.address() as AddressInfo).port}/cb`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    app?.closeAllConnections();
-    await new Promise((resolve) => (app ? app.close(resolve) : resolve(undefined)));
-    await idp?.close();
+  beforeAll(() => {
+    redirectUri = `${app.url}/cb`;
   });
 
   it('picks a user and lands on the redirect_uri with a code that exchanges', async () => {

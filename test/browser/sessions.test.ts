@@ -1,29 +1,28 @@
 // Browser sessions beyond keycloak-js's defaults, in Chromium: prompt=none/login, max_age, sso: false, tampered
 // cookies, RP-initiated logout redirects, and front- and back-channel logout to every client of the session.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { authorizeUrl, exchangeCode } from '../helpers/flows.js';
 import { basic } from '../helpers/http.js';
 import { verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 import {
   appUrl,
   BROWSER_USERS,
   endSession,
   initResult,
   keycloakState,
-  launchChromium,
   listSessions,
   reachLoginPage,
   signInAs,
   skipBrowser,
-  startAppServer,
   startLogin,
   startLogout,
   trackNavigations,
   userButton,
+  useAppServer,
+  useChromium,
   type AppPageOptions,
-  type AppServer,
   type Hook,
 } from './harness.js';
 
@@ -32,16 +31,12 @@ const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 const SECRETS = { other: 'other-secret', broken: 'broken-secret' } as const;
 
 describe.skipIf(skipBrowser)('browser sessions in Chromium', () => {
-  let app: AppServer;
-  let idp: TestIdp;
-  let noSso: TestIdp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    app = await startAppServer();
+  const browser = useChromium();
+  const app = useAppServer();
+  /** The clients of both servers, once the app listens (their URIs name its port). */
+  const clients = () => {
     const hook = (name: string): string => `${app.origin}/hook/${name}`;
-    const clients = {
+    return {
       [SPA]: {
         authMethods: ['none' as const],
         redirectUris: [`${app.origin}/*`],
@@ -63,15 +58,11 @@ describe.skipIf(skipBrowser)('browser sessions in Chromium', () => {
         backchannelLogoutUri: hook('fail'),
       },
     };
-    idp = await startIdp({ fixtures: { realm: 'dock', clients, users: BROWSER_USERS } });
-    noSso = await startIdp({ fixtures: { realm: 'dock', sso: false, clients, users: BROWSER_USERS } });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await idp?.close();
-    await noSso?.close();
-  });
+  };
+  const idp = useIdp(() => ({ fixtures: { realm: 'dock', clients: clients(), users: BROWSER_USERS } }));
+  const noSso = useIdp(() => ({
+    fixtures: { realm: 'dock', sso: false, clients: clients(), users: BROWSER_USERS },
+  }));
 
   const url = (o: Omit<AppPageOptions, 'mode' | 'clientId'>, server = idp): string =>
     appUrl(app, server, { mode: 'keycloak', clientId: SPA, ...o });

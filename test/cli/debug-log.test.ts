@@ -1,29 +1,18 @@
 // `--log-level debug` says why a request or token was refused, on a line after the request line, and still
 // never prints a token or secret; a failed client authentication names the client the request named.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, startServe, type ServeProcess } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import type { ServeProcess } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, s256 } from '../helpers/jwt.js';
-import { endpointsOf, FJORD_FIXTURES, type TestIdp } from '../helpers/server.js';
+import { endpointsOf, FJORD_FIXTURES, idpAt, useCli } from '../helpers/server.js';
 
-let debug: ServeProcess;
-let info: ServeProcess;
+// A frozen clock, so "expired 60 s ago" is exact however slow the machine.
+const args = ['--fixtures', FJORD_FIXTURES, '--clock', '2030-01-01T00:00:00Z', '--frozen'];
+const debug = useCli([...args, '--log-level', 'debug']);
+const info = useCli([...args, '--log-level', 'info']);
 /** Every token and secret a request sent: none may reach the log. */
 const sent = new Set<string>(Object.values(SECRETS));
-
-beforeAll(async () => {
-  ensureBuilt();
-  // A frozen clock, so "expired 60 s ago" is exact however slow the machine.
-  const args = ['--fixtures', FJORD_FIXTURES, '--port', '0', '--clock', '2030-01-01T00:00:00Z', '--frozen'];
-  [debug, info] = await Promise.all([
-    startServe([...args, '--log-level', 'debug']),
-    startServe([...args, '--log-level', 'info']),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([debug?.stop(), info?.stop()]);
-});
 
 const TELLER = basic('teller-web', SECRETS['teller-web']);
 const LEDGER_API = basic('ledger-api', SECRETS['ledger-api']);
@@ -180,7 +169,7 @@ const CASES: Case[] = [
   [
     'an assertion for another audience',
     async (s) => {
-      const idp = { endpoints: e(s) } as unknown as TestIdp;
+      const idp = idpAt(s.base);
       const assertion = await clientAssertion(idp, { audience: 'http://other.test/token' });
       sent.add(assertion);
       return postForm(e(s).token, {

@@ -1,27 +1,33 @@
 // `mock-idp serve` as a real child process: ready line, every flag and env var, bad input, signals, request log.
 import { generateKeyPairSync } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBin, type ServeProcess } from '../helpers/cli.js';
+import { tempDir } from '../helpers/files.js';
 import { clientCredentials, SECRETS } from '../helpers/flows.js';
 import { basic, get, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, decode } from '../helpers/jwt.js';
-import { endpointsOf, FJORD_FIXTURES, Y2030, type TestIdp } from '../helpers/server.js';
+import {
+  endpointsOf,
+  FJORD_FIXTURES,
+  freePort,
+  idpAt,
+  useCliPerTest,
+  useLocalServer,
+  Y2030,
+} from '../helpers/server.js';
 
-let dir: string;
+const tmp = tempDir();
+const dir = tmp.dir;
+afterAll(() => tmp.remove());
 let pemKey: string;
 let jwkKey: string;
 let ecKey: string;
 let thumbprint: string;
-const running = new Set<ServeProcess>();
 
 beforeAll(async () => {
-  ensureBuilt();
-  dir = await mkdtemp(join(tmpdir(), 'mock-idp-cli-'));
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   pemKey = join(dir, 'realm.pem');
   jwkKey = join(dir, 'realm.jwk.json');
@@ -32,36 +38,12 @@ beforeAll(async () => {
   await writeFile(ecKey, ec.privateKey.export({ format: 'pem', type: 'pkcs8' }));
   thumbprint = await calculateJwkThumbprint(publicKey.export({ format: 'jwk' }) as JWK, 'sha256');
 });
-afterEach(async () => {
-  await Promise.all([...running].map((s) => s.stop('SIGKILL')));
-  running.clear();
-});
-afterAll(async () => {
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
 
-async function serve(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const s = await startServe(args, env);
-  running.add(s);
-  return s;
-}
-
-/** A TestIdp-like view of a child server, for the flow helpers. */
-const asIdp = (s: ServeProcess): TestIdp =>
-  ({ endpoints: endpointsOf(s.base), issuer: s.base }) as unknown as TestIdp;
+const serve = useCliPerTest();
 
 /** client_credentials (ledger-sync, ledger.read) at a child server. */
 const clientCredentialsAt = (s: ServeProcess) =>
-  clientCredentials<Record<string, string>>(asIdp(s), 'ledger.read');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+  clientCredentials<Record<string, string>>(idpAt(s.base), 'ledger.read');
 
 const BASE = /^http:\/\/127\.0\.0\.1:(\d+)\/realms\/fjord$/;
 
@@ -281,7 +263,6 @@ describe('serve flags and environment: argv → observable effect', () => {
       }
       bodies.push(answers.join('\n'));
       await s.stop();
-      running.delete(s);
     }
     expect(bodies[1]).toBe(bodies[0]);
     expect(bodies[0]?.split('\n')[0]).not.toBe(bodies[0]?.split('\n')[1]);
@@ -292,7 +273,6 @@ describe('serve flags and environment: argv → observable effect', () => {
       const s = await serve(['--fixtures', FJORD_FIXTURES, '--port', '0', ...extra]);
       const jti = decode((await clientCredentialsAt(s)).json['access_token'] as string).claims.jti;
       await s.stop();
-      running.delete(s);
       return jti;
     };
     expect(await jtiOf(['--seed', 'same'])).toBe(await jtiOf(['--seed', 'same']));
@@ -347,16 +327,12 @@ async function expectNoRequestLines(s: ServeProcess): Promise<void> {
 describe('bad input: a clear message, a non-zero exit, never listening', () => {
   let badFixtures: string;
   let busyPort: number;
-  let busy: ReturnType<typeof createServer>;
+  // Holds a port, so serve finds it in use.
+  const busy = useLocalServer((_req, res) => res.end());
   beforeAll(async () => {
     badFixtures = join(dir, 'bad.yaml');
     await writeFile(badFixtures, 'clients:\n  teller-web:\n    secrt: x\n');
-    busy = createServer();
-    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
-    busyPort = (busy.address() as { port: number }).port;
-  });
-  afterAll(() => {
-    busy.close();
+    busyPort = Number(new URL(busy.url).port);
   });
 
   it.each<[string, () => string[], Record<string, string>, number, RegExp]>([
@@ -462,7 +438,6 @@ describe('signals', () => {
       await get(endpointsOf(s.base).discovery, { connection: 'keep-alive' });
       const started = Date.now();
       const result = await s.stop(signal);
-      running.delete(s);
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(`${signal}, closing`);
       expect(Date.now() - started).toBeLessThan(5000);
@@ -504,7 +479,7 @@ describe('the request log', () => {
 
   it('never logs secrets, assertions, codes, state or whole tokens, and cannot be forged by request text', async () => {
     const s = await serve(['--fixtures', FJORD_FIXTURES, '--port', '0']);
-    const idp = asIdp(s);
+    const idp = idpAt(s.base);
     const e = idp.endpoints;
     const secrets: string[] = [
       SECRETS['ledger-sync'],

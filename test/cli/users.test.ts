@@ -2,19 +2,20 @@
 // here (not the generator's), birth dates, names and gender consistent with them, the altsub form,
 // determinism per seed, the output loading with `check`, usage errors, and a reader that stops early.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticUsers, type SyntheticUser } from '../../src/users/generate.js';
 import { givenNames } from '../../src/users/names.js';
+import { tempDir } from '../helpers/files.js';
 import { BIN, ensureBuilt, ROOT, runBin } from '../helpers/cli.js';
 
 beforeAll(() => ensureBuilt());
 
-const dir = mkdtempSync(join(tmpdir(), 'mock-idp-users-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tmp = tempDir();
+const dir = tmp.dir;
+afterAll(() => tmp.remove());
 
 /** Fødselsnummer check digits, from the published algorithm: weights, mod 11, 11 → 0, 10 → invalid. */
 function validNationalId(id: string): boolean {

@@ -1,9 +1,6 @@
 // Discovery tells the truth (issue 11): every row of the discovery document, and every value of its
 // capability lists, is used here through a real client — openid-client v6 where it has the flow, jose where
 // it does not — against one realm on a real server. The last test checks that no row is left unused.
-import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   createRemoteJWKSet,
   decodeJwt,
@@ -14,10 +11,11 @@ import {
   UnsecuredJWT,
 } from 'jose';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { get } from '../helpers/http.js';
-import { useIdp } from '../helpers/server.js';
+import { halfHash } from '../helpers/jwt.js';
+import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const RP = 'http://rp.test/cb';
 const PW = 'http://pairwise.example/cb';
@@ -25,30 +23,23 @@ const { publicKey, privateKey } = await generateKeyPair('RS256');
 const rpJwk = { ...(await exportJWK(publicKey)), kty: 'RSA', kid: 'rp-key', alg: 'RS256', use: 'sig' };
 
 /** Receives back-channel logout tokens and serves request_uri objects. */
-let hooks: Server;
-let hooksUrl = '';
 const logoutTokens: string[] = [];
 const requestObjects = new Map<string, string>();
-beforeAll(async () => {
-  hooks = createServer((req, res) => {
-    if (req.method === 'POST') {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const token = new URLSearchParams(body).get('logout_token');
-        if (token !== null) logoutTokens.push(token);
-        res.writeHead(200).end();
-      });
-      return;
-    }
-    const jwt = requestObjects.get(req.url ?? '');
-    res.writeHead(jwt === undefined ? 404 : 200, { 'content-type': 'application/oauth-authz-req+jwt' });
-    res.end(jwt);
-  });
-  await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
-  hooksUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+const hooks = useLocalServer((req, res) => {
+  if (req.method === 'POST') {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const token = new URLSearchParams(body).get('logout_token');
+      if (token !== null) logoutTokens.push(token);
+      res.writeHead(200).end();
+    });
+    return;
+  }
+  const jwt = requestObjects.get(req.url ?? '');
+  res.writeHead(jwt === undefined ? 404 : 200, { 'content-type': 'application/oauth-authz-req+jwt' });
+  res.end(jwt);
 });
-afterAll(() => new Promise<void>((resolve) => hooks.close(() => resolve())));
 
 const fixtures = (): FixturesInput => ({
   realm: 'rows',
@@ -61,7 +52,7 @@ const fixtures = (): FixturesInput => ({
       redirectUris: [RP],
       grants: ['authorization_code', 'refresh_token', 'implicit', 'password', 'client_credentials'],
       frontchannelLogoutUri: 'http://rp.test/frontchannel',
-      backchannelLogoutUri: `${hooksUrl}/backchannel`,
+      backchannelLogoutUri: `${hooks.url}/backchannel`,
     },
     pairwise: {
       secret: 'pw-secret',
@@ -116,8 +107,6 @@ async function browse(url: URL): Promise<URL> {
 }
 
 const fragmentOf = (url: URL): URLSearchParams => new URLSearchParams(url.hash.slice(1));
-const halfHash = (value: string): string =>
-  createHash('sha256').update(value).digest().subarray(0, 16).toString('base64url');
 
 /** The rows each test below uses: `field` or `field=value` for each value of a capability list. */
 const used = new Set<string>();
@@ -371,7 +360,7 @@ describe('every discovery row through a real client', () => {
       .encode();
     requestObjects.set('/ro-1', jwt);
     const url = new URL(idp.endpoints.auth);
-    url.search = new URLSearchParams({ client_id: 'rp', request_uri: `${hooksUrl}/ro-1` }).toString();
+    url.search = new URLSearchParams({ client_id: 'rp', request_uri: `${hooks.url}/ro-1` }).toString();
     const back = await browse(url);
     expect(back.searchParams.get('state')).toBe('by-uri');
     const tokens = await client.authorizationCodeGrant(await rpBasic(), back, { expectedState: 'by-uri' });

@@ -1,21 +1,15 @@
 // express-oauth2-jwt-bearer protecting a tiny express API with mock-idp as the authorization server.
 import express from 'express';
 import { auth, requiredScopes } from 'express-oauth2-jwt-bearer';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clientCredentials, loginTokens } from '../helpers/flows.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp, useLocalServer } from '../helpers/server.js';
 
-let idp: TestIdp;
-let other: TestIdp;
-let api: Server;
-let apiUrl: string;
-
-beforeAll(async () => {
-  idp = await startIdp();
-  other = await startIdp();
-  const app = express();
+const idp = useIdp();
+const other = useIdp();
+let app: express.Express;
+beforeAll(() => {
+  app = express();
   app.use(auth({ issuerBaseURL: idp.issuer, audience: 'ledger-api' }));
   app.get('/balance', requiredScopes('ledger.read'), (req, res) => {
     res.json({ sub: req.auth?.payload.sub, azp: req.auth?.payload['azp'] });
@@ -26,20 +20,13 @@ beforeAll(async () => {
     const e = err as { status?: number; code?: string };
     res.status(e.status ?? 500).json({ code: e.code });
   }) as express.ErrorRequestHandler);
-  api = createServer(app);
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
 });
-afterAll(async () => {
-  api.closeAllConnections();
-  await new Promise((resolve) => api.close(resolve));
-  await Promise.all([idp.close(), other.close()]);
-});
+const api = useLocalServer((req, res) => app(req, res));
 
 async function callApi(
   token: string | undefined,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${apiUrl}/balance`, {
+  const response = await fetch(`${api.url}/balance`, {
     headers: token !== undefined ? { authorization: `Bearer ${token}` } : {},
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };

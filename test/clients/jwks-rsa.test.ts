@@ -1,20 +1,13 @@
 // jwks-rsa + jsonwebtoken, as a resource server verifies access and ID tokens from the JWKS.
 import jwt from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clientCredentials, loginTokens } from '../helpers/flows.js';
 import { decode } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp, type TestIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
-let past: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-  past = await startIdp({ clock: '2020-01-01T00:00:00Z', frozen: true });
-});
-afterAll(async () => {
-  await Promise.all([idp.close(), past.close()]);
-});
+const idp = useIdp();
+const past = useIdp({ clock: '2020-01-01T00:00:00Z', frozen: true });
 
 async function verify(target: TestIdp, token: string, audience: string): Promise<jwt.JwtPayload> {
   const jwks = jwksRsa({ jwksUri: target.endpoints.certs, cache: false });

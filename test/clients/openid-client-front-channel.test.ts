@@ -1,9 +1,9 @@
 // openid-client v6 on the front-channel response types discovery advertises: the implicit id_token flow
 // (implicitAuthentication) and the hybrid code id_token flow (c_hash and s_hash checked by the library).
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
 const FIXTURES: FixturesInput = {
   realm: 'front',
@@ -22,13 +22,7 @@ const FIXTURES: FixturesInput = {
 /** mock-idp listens on http://; openid-client refuses that unless told otherwise. */
 const insecure = { execute: [client.allowInsecureRequests] };
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp({ fixtures: FIXTURES });
-});
-afterAll(async () => {
-  await idp?.close();
-});
+const idp = useIdp({ fixtures: FIXTURES });
 
 /** What the browser does: follow authorize (login_hint signs in at once) to the URL the app is sent to. */
 async function callbackOf(url: URL): Promise<URL> {

@@ -1,9 +1,9 @@
 // openid-client v6 with a pairwise client and signed userinfo (userinfo_signed_response_alg RS256): the
 // library validates the application/jwt answer (signature by the realm JWKS, iss, aud) and the subject.
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
 const KARI_SUB = '0c9d8e7f-6a5b-4c3d-8e1f-2a3b4c5d6e7f';
 
@@ -22,13 +22,7 @@ const FIXTURES: FixturesInput = {
   users: { kari: { sub: KARI_SUB, claims: { name: 'Kari Nordmann' } } },
 };
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp({ fixtures: FIXTURES });
-});
-afterAll(async () => {
-  await idp?.close();
-});
+const idp = useIdp({ fixtures: FIXTURES });
 
 /** Code flow with PKCE as an app does it; login_hint signs kari in at once. */
 async function signIn(

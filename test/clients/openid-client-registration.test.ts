@@ -2,21 +2,15 @@
 // once: the code flow with a client secret, and with private_key_jwt plus a signed request object.
 import { readFileSync } from 'node:fs';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { vaultSignerKey } from '../helpers/jwt.js';
-import { startIdp, VAULT_SIGNER_KEY, type TestIdp } from '../helpers/server.js';
+import { useIdp, VAULT_SIGNER_KEY } from '../helpers/server.js';
 
 const CB = 'http://rp.example.test/cb';
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 const insecure = { execute: [client.allowInsecureRequests] };
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 /** Authorize as a browser would (login_hint) and return the redirect the app receives. */
 async function callbackOf(url: URL): Promise<URL> {

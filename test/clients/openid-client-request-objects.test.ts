@@ -2,26 +2,18 @@
 // object and a request_uri, each through a whole code flow against a real server.
 import { UnsecuredJWT } from 'jose';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
 import { vaultSignerKey, verifyToken } from '../helpers/jwt.js';
-import { startLocalServer, type LocalServer } from '../helpers/local-server.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 const insecure = { execute: [client.allowInsecureRequests] };
 
-let idp: TestIdp;
-let objects: LocalServer;
+const idp = useIdp();
 let served = '';
-beforeAll(async () => {
-  idp = await startIdp();
-  objects = await startLocalServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/oauth-authz-req+jwt' }).end(served);
-  });
-});
-afterAll(async () => {
-  await Promise.all([idp.close(), objects.close()]);
+const objects = useLocalServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/oauth-authz-req+jwt' }).end(served);
 });
 
 /** The browser part: authorize with login_hint in the object, and the redirect the app receives. */

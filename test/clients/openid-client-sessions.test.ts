@@ -1,9 +1,9 @@
 // openid-client v6 browser-less: the browser's part is fetch with its cookies carried by hand. Sign in,
 // sign in again silently (prompt=none), RP-initiated logout through buildEndSessionUrl, then login_required.
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
 const REDIRECT = 'http://app.fjord.test/cb';
 const insecure = { execute: [client.allowInsecureRequests] };
@@ -29,10 +29,9 @@ class CookieJar {
   }
 }
 
-let idp: TestIdp;
+const idp = useIdp();
 let config: client.Configuration;
 beforeAll(async () => {
-  idp = await startIdp();
   config = await client.discovery(
     new URL(idp.issuer),
     'teller-web',
@@ -40,9 +39,6 @@ beforeAll(async () => {
     undefined,
     insecure,
   );
-});
-afterAll(async () => {
-  await idp.close();
 });
 
 /** One code flow as openid-client drives it; `browser` follows the authorize URL with its cookies. */

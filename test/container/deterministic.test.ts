@@ -4,8 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MockIdpContainer, type StartedMockIdpContainer } from '../../src/testcontainers/index.js';
-import { containerTestsSkipReason, skipContainerTests } from './docker.js';
+import { MockIdpContainer } from '../../src/testcontainers/index.js';
+import { containerTestsSkipReason, skipContainerTests, useContainer } from './docker.js';
 import { clientCredentials, writeTempFixtures } from './test-fixtures.js';
 
 const START = '2030-01-01T00:00:00Z';
@@ -15,23 +15,24 @@ const title = `MockIdpContainer withClock, withSeed, withKey, mint() ${container
 describe.skipIf(skipContainerTests)(title, () => {
   const key = generateKeyPairSync('rsa', { modulusLength: 2048 });
   let fixtures: Awaited<ReturnType<typeof writeTempFixtures>>;
-  let idp: StartedMockIdpContainer;
+  let keyPath: string;
   beforeAll(async () => {
     fixtures = await writeTempFixtures();
     // Private keys are usually owner-only; the container's non-root user must still read the copy.
-    const keyPath = join(dirname(fixtures.path), 'signing-key.pem');
+    keyPath = join(dirname(fixtures.path), 'signing-key.pem');
     await writeFile(keyPath, key.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    idp = await new MockIdpContainer()
+  });
+  afterAll(async () => {
+    await fixtures?.remove();
+  });
+  const idp = useContainer(() =>
+    new MockIdpContainer()
       .withFixtures(fixtures.path)
       .withClock(START, { frozen: true })
       .withSeed('container-test')
       .withKey(keyPath)
-      .start();
-  });
-  afterAll(async () => {
-    await idp?.stop();
-    await fixtures?.remove();
-  });
+      .start(),
+  );
 
   it('issues tokens at the fixed, frozen time', async () => {
     const first = decodeJwt(await clientCredentials(idp.getTokenEndpoint()));

@@ -1,7 +1,10 @@
-// Container-test prerequisites: find Docker and build the mock-idp image once, or say why the tests skip.
+// Container-test prerequisites: find Docker (a real part, see real-parts.ts) and build the mock-idp image once.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { StartedMockIdpContainer } from '../../src/testcontainers/index.js';
+import { skipWithout } from '../helpers/real-parts.js';
+import { useStarted } from '../helpers/server.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LOCAL_IMAGE = 'mock-idp:local';
@@ -10,8 +13,6 @@ const DOCKER = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
 
 // The Ryuk reaper image cannot be pulled where no registry is reachable; each test stops its container.
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
-
-const ciIsSet = (): boolean => !['', '0', 'false'].includes((process.env.CI ?? '').toLowerCase());
 
 /** Why Docker cannot be used, or undefined when the daemon answers. */
 function dockerProblem(): string | undefined {
@@ -55,15 +56,18 @@ async function buildImage(): Promise<string> {
 async function prepareContainerTests(): Promise<string | undefined> {
   const problem = dockerProblem();
   if (problem !== undefined) {
-    if (ciIsSet())
-      throw new Error(`CI is set, so the container tests must run, but Docker is unavailable: ${problem}`);
-    const reason = `Docker is unavailable (${problem}); set CI=1 to make this a failure`;
-    console.warn(`[container tests] skipped: ${reason}`);
-    return reason;
+    const reason = `Docker is unavailable (${problem})`;
+    skipWithout('Docker', reason, 'install Docker and start its daemon');
+    return `${reason}; set CI=1 to make this a failure`;
   }
   // An image named by MOCK_IDP_IMAGE is reused as is; otherwise build this checkout.
   if (!process.env.MOCK_IDP_IMAGE) process.env.MOCK_IDP_IMAGE = await buildImage();
   return undefined;
+}
+
+/** A mock-idp container (`start` starts it) for the tests of the calling file or describe block. */
+export function useContainer(start: () => Promise<StartedMockIdpContainer>): StartedMockIdpContainer {
+  return useStarted('useContainer()', start, (container) => container.stop());
 }
 
 export const containerTestsSkipReason: string | undefined = await prepareContainerTests();

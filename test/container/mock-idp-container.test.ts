@@ -1,26 +1,21 @@
 // MockIdpContainer against the real image: a mounted fixtures file, discovery → token → introspection, JWKS.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MockIdpContainer,
-  MockIdpContainerError,
-  type StartedMockIdpContainer,
-} from '../../src/testcontainers/index.js';
-import { containerTestsSkipReason, skipContainerTests } from './docker.js';
-import { basic, clientCredentials, writeTempFixtures } from './test-fixtures.js';
+import { MockIdpContainer, MockIdpContainerError } from '../../src/testcontainers/index.js';
+import { containerTestsSkipReason, skipContainerTests, useContainer } from './docker.js';
+import { basic } from '../helpers/http.js';
+import { clientCredentials, writeTempFixtures } from './test-fixtures.js';
 
 describe.skipIf(skipContainerTests)(`MockIdpContainer ${containerTestsSkipReason ?? ''}`, () => {
   describe('with a mounted fixtures file and real time', () => {
     let fixtures: Awaited<ReturnType<typeof writeTempFixtures>>;
-    let idp: StartedMockIdpContainer;
     beforeAll(async () => {
       fixtures = await writeTempFixtures();
-      idp = await new MockIdpContainer().withFixtures(fixtures.path).start();
     });
     afterAll(async () => {
-      await idp?.stop();
       await fixtures?.remove();
     });
+    const idp = useContainer(() => new MockIdpContainer().withFixtures(fixtures.path).start());
 
     it('serves the realm named in the fixtures under the mapped port', async () => {
       const origin = `http://${idp.getHost()}:${idp.getMappedPort(8080)}`;
@@ -74,13 +69,7 @@ describe.skipIf(skipContainerTests)(`MockIdpContainer ${containerTestsSkipReason
   });
 
   describe('with the bundled fixtures', () => {
-    let idp: StartedMockIdpContainer;
-    beforeAll(async () => {
-      idp = await new MockIdpContainer().start();
-    });
-    afterAll(async () => {
-      await idp?.stop();
-    });
+    const idp = useContainer(() => new MockIdpContainer().start());
 
     it('serves fixtures/default.yaml in realm mock', async () => {
       expect(idp.getIssuer()).toMatch(/\/realms\/mock$/);

@@ -2,8 +2,8 @@
 // with the client secrets read from the mounted fixtures; requests() reads its journal.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MockIdpContainer, type StartedMockIdpContainer } from '../../src/testcontainers/index.js';
-import { containerTestsSkipReason, skipContainerTests } from './docker.js';
+import { MockIdpContainer } from '../../src/testcontainers/index.js';
+import { containerTestsSkipReason, skipContainerTests, useContainer } from './docker.js';
 import { TEST_FIXTURES, writeTempFixtures } from './test-fixtures.js';
 
 /** The shared test realm plus a web app for the code flow, with a secret that needs form-encoding. */
@@ -16,15 +16,15 @@ describe.skipIf(skipContainerTests)(
   `one-call tokens from the container ${containerTestsSkipReason ?? ''}`,
   () => {
     let fixtures: Awaited<ReturnType<typeof writeTempFixtures>>;
-    let idp: StartedMockIdpContainer;
     beforeAll(async () => {
       fixtures = await writeTempFixtures(FIXTURES);
-      idp = await new MockIdpContainer().withFixtures(fixtures.path).withQaToken('qa-secret-1').start();
     });
     afterAll(async () => {
-      await idp?.stop();
       await fixtures?.remove();
     });
+    const idp = useContainer(() =>
+      new MockIdpContainer().withFixtures(fixtures.path).withQaToken('qa-secret-1').start(),
+    );
 
     it('getAccessToken: client_credentials with the secret of the fixtures', async () => {
       const token = await idp.getAccessToken({ client: 'batch-job', scope: 'payments.read' });

@@ -2,12 +2,8 @@
 // without the token (401), and the container's own QA helpers (mint, requests) still work: they send it.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MockIdpContainer,
-  MockIdpContainerError,
-  type StartedMockIdpContainer,
-} from '../../src/testcontainers/index.js';
-import { containerTestsSkipReason, skipContainerTests } from './docker.js';
+import { MockIdpContainer, MockIdpContainerError } from '../../src/testcontainers/index.js';
+import { containerTestsSkipReason, skipContainerTests, useContainer } from './docker.js';
 import { writeTempFixtures } from './test-fixtures.js';
 
 const QA_TOKEN = 'container-qa-token-7f3a';
@@ -23,15 +19,15 @@ const QA_ROUTES: [method: string, path: string, body?: string][] = [
 
 describe.skipIf(skipContainerTests)(`MockIdpContainer.withQaToken ${containerTestsSkipReason ?? ''}`, () => {
   let fixtures: Awaited<ReturnType<typeof writeTempFixtures>>;
-  let idp: StartedMockIdpContainer;
   beforeAll(async () => {
     fixtures = await writeTempFixtures();
-    idp = await new MockIdpContainer().withFixtures(fixtures.path).withQaToken(QA_TOKEN).start();
   });
   afterAll(async () => {
-    await idp?.stop();
     await fixtures?.remove();
   });
+  const idp = useContainer(() =>
+    new MockIdpContainer().withFixtures(fixtures.path).withQaToken(QA_TOKEN).start(),
+  );
 
   const call = (method: string, path: string, body: string | undefined, authorization?: string) =>
     fetch(`${idp.getBaseUrl()}${path}`, {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockIdpContainer, type StartedMockIdpContainer } from '../../src/testcontainers/index.js';
 import { authorize, exchangeCode, WEB_APP } from '../helpers/bundled.js';
 import { postForm } from '../helpers/http.js';
-import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
+import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
 import { endpointsOf } from '../helpers/server.js';
 import { containerTestsSkipReason, skipContainerTests } from './docker.js';
 
@@ -29,13 +29,16 @@ function bridgeGateway(): string {
 describe.skipIf(skipContainerTests || SKIP_REDIS)(
   `two containers on one Redis ${containerTestsSkipReason ?? ''}`,
   () => {
-    let redis: RedisServer;
+    // Redis listens on the bridge's gateway too, for the containers to reach it.
+    let gateway: string;
+    beforeAll(() => {
+      gateway = bridgeGateway();
+    });
+    const redis = useRedis(() => ['--bind', `127.0.0.1 ${gateway}`, '--requirepass', PASSWORD]);
     let a: StartedMockIdpContainer;
     let b: StartedMockIdpContainer;
 
     beforeAll(async () => {
-      const gateway = bridgeGateway();
-      redis = await startRedis(['--bind', `127.0.0.1 ${gateway}`, '--requirepass', PASSWORD]);
       const store = `redis://:${PASSWORD}@${gateway}:${redis.port}`;
       const replica = (): Promise<StartedMockIdpContainer> =>
         new MockIdpContainer().withEnvironment({ MOCK_IDP_STORE: store }).start();
@@ -44,7 +47,6 @@ describe.skipIf(skipContainerTests || SKIP_REDIS)(
     afterAll(async () => {
       await a?.stop();
       await b?.stop();
-      await redis?.stop();
     });
 
     it('a code issued at one container is exchanged at the other; a logout there ends it at the first', async () => {

@@ -1,8 +1,8 @@
 // A fixtures file the container tests write themselves (realm ci-realm), and the calls they share.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { tempDir } from '../helpers/files.js';
 import { basic } from '../helpers/http.js';
 
 export const TEST_FIXTURES = `
@@ -28,13 +28,11 @@ users:
 export async function writeTempFixtures(
   text: string = TEST_FIXTURES,
 ): Promise<{ path: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'mock-idp-container-'));
+  const { dir, remove } = tempDir();
   const path = join(dir, 'users.yaml');
   await writeFile(path, text);
-  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+  return { path, remove: async () => remove() };
 }
-
-export { basic };
 
 /** client_credentials for batch-job; returns the access token. */
 export async function clientCredentials(tokenEndpoint: string): Promise<string> {

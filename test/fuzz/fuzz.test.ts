@@ -8,8 +8,9 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PATHS } from '../../src/realm/paths.js';
 import type { FixturesInput } from '../../src/index.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
-import { basic, expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';
+import { useIdp } from '../helpers/server.js';
+import { basic } from '../helpers/http.js';
+import { expectSound, fcOptions, runsFor, send, type RawAnswer, type RawRequest } from './harness.js';
 
 const FIXTURES: FixturesInput = {
   scopes: { api: { resource: 'rs', roles: ['read'] } },
@@ -206,7 +207,6 @@ function cleanHeaders(headers: Record<string, string>): Record<string, string> {
   return out;
 }
 
-let idp: TestIdp;
 let origin: string;
 let realmPath: string;
 
@@ -216,17 +216,18 @@ let realmPath: string;
  */
 const warnings: string[] = [];
 
-beforeAll(async () => {
+beforeAll(() => {
   vi.spyOn(process, 'emitWarning').mockImplementation((warning: string | Error) => {
     warnings.push(String(warning));
   });
-  idp = await startIdp({ fixtures: FIXTURES });
+});
+afterAll(() => {
+  vi.restoreAllMocks();
+});
+const idp = useIdp({ fixtures: FIXTURES });
+beforeAll(() => {
   origin = idp.url;
   realmPath = new URL(idp.issuer).pathname;
-});
-afterAll(async () => {
-  await idp.close();
-  vi.restoreAllMocks();
 });
 
 async function call(req: RawRequest): Promise<RawAnswer> {

@@ -1,8 +1,8 @@
 // The fuzz harness: raw HTTP requests (any method, header and body), the invariants every answer must keep,
 // and the fast-check settings (FUZZ_RUNS, FUZZ_SEED) shared by `npm test` and `npm run fuzz`.
-import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { rawRequest, type RawAnswer, type RawRequest } from '../helpers/http.js';
 
 /**
  * Runs per property: `base` in `npm test` (about half a minute in all on a laptop); `FUZZ_RUNS=N` scales
@@ -18,58 +18,14 @@ export const SEED = Number(process.env['FUZZ_SEED'] ?? 20_261_123);
 
 export const fcOptions = (base: number) => ({ numRuns: runsFor(base), seed: SEED, endOnFailure: true });
 
-export interface RawRequest {
-  method: string;
-  /** Path and query, from the server origin. */
-  path: string;
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-}
-
-export interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
+export type { RawAnswer, RawRequest };
 
 /** Sends a request exactly as given; a dropped connection or a timeout rejects (an invariant failure). */
-export function send(origin: string, req: RawRequest, timeoutMs = 10_000): Promise<RawAnswer> {
+export function send(origin: string, req: RawRequest, timeoutMs?: number): Promise<RawAnswer> {
   // FUZZ_TRACE=1 prints each request before it is sent: the last one is the culprit of a hang.
   if (process.env['FUZZ_TRACE'])
     process.stderr.write(`>> ${req.method} ${req.path} ${JSON.stringify(req.headers)} ${String(req.body)}\n`);
-  return new Promise((resolve, reject) => {
-    const url = new URL(origin);
-    const r = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: req.method,
-        path: req.path,
-        headers: req.headers ?? {},
-        timeout: timeoutMs,
-        // A fresh connection per request: a keep-alive race in the client is not the server dropping one.
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    r.on('error', (err) =>
-      reject(new Error(`dropped connection: ${err.message} for ${req.method} ${req.path}`)),
-    );
-    if (req.body !== undefined) r.end(req.body);
-    else r.end();
-  });
+  return rawRequest(origin, req, timeoutMs);
 }
 
 /** Statuses each OAuth `error` code may come with (the one error family of src/oauth/errors.ts). */
@@ -115,9 +71,4 @@ export function expectSound(req: RawRequest, answer: RawAnswer): void {
   const allowed = STATUS_OF[String(body.error)];
   expect(allowed, `unknown error code: ${what}`).toBeDefined();
   expect(allowed, what).toContain(answer.status);
-}
-
-export function basic(id: string, secret: string): string {
-  const enc = (s: string): string => new URLSearchParams({ s }).toString().slice(2);
-  return `Basic ${Buffer.from(`${enc(id)}:${enc(secret)}`).toString('base64')}`;
 }

@@ -1,4 +1,4 @@
-// HTTP helpers: form posts with client authentication, and reading answers as status + headers + JSON.
+// HTTP helpers: form posts with client authentication, answers as status + headers + JSON, raw requests.
 import { request as httpRequest } from 'node:http';
 
 export interface Answer<T = Record<string, unknown>> {
@@ -66,22 +66,65 @@ export async function get<T = Record<string, unknown>>(
   return readAnswer<T>(await fetch(url, { headers, redirect: 'manual' }));
 }
 
+export interface RawRequest {
+  method: string;
+  /** Path and query, from the server origin. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Sends a request exactly as given; a dropped connection or a timeout rejects (an invariant failure). */
+export function rawRequest(origin: string, req: RawRequest, timeoutMs = 10_000): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(origin);
+    const r = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers: req.headers ?? {},
+        timeout: timeoutMs,
+        // A fresh connection per request: a keep-alive race in the client is not the server dropping one.
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    r.on('error', (err) =>
+      reject(new Error(`dropped connection: ${err.message} for ${req.method} ${req.path}`)),
+    );
+    if (req.body !== undefined) r.end(req.body);
+    else r.end();
+  });
+}
+
 /** A raw GET with a chosen Host header (fetch always sends the URL's own host). */
-export function getWithHost(
+export async function getWithHost(
   url: string,
   headers: Record<string, string>,
 ): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const { origin, pathname, search } = new URL(url);
+  const answer = await rawRequest(origin, { method: 'GET', path: pathname + search, headers });
+  return { status: answer.status, body: answer.text };
 }
 
 /** A JSON request (the QA API), without following redirects. */

@@ -1,21 +1,24 @@
 // A real redis-server (Debian's package) for the Redis store tests: a free port, its own empty data
-// directory, no persistence, stopped by its pid. In CI (CI set) a missing redis-server fails the run.
+// directory, no persistence, stopped by its pid. Missing, it skips those tests (see real-parts.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from './files.js';
+import { skipWithout } from './real-parts.js';
+import { freePort, useStarted, valueNow, type Later } from './server.js';
 
 const BINARY = 'redis-server';
 
 /** Whether redis-server can run here. */
 export const HAVE_REDIS = spawnSync(BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
 
-/** In CI a missing redis-server is a failure, never a skip; locally the Redis tests skip without it. */
-export const SKIP_REDIS = !HAVE_REDIS && !process.env['CI'];
-
-if (!HAVE_REDIS && process.env['CI'])
-  throw new Error('redis-server is not installed: .ci/run installs it (apt-get install -y redis-server)');
+/** Locally the Redis tests skip without redis-server; in CI its absence is a failure. */
+export const SKIP_REDIS = skipWithout(
+  'redis-server',
+  HAVE_REDIS ? undefined : 'redis-server is not installed',
+  'apt-get install -y redis-server (.ci/run installs it)',
+);
 
 export interface RedisServer {
   port: number;
@@ -43,18 +46,6 @@ function command(port: number, line: string): Promise<string> {
       resolve(data.toString());
     });
     socket.once('error', reject);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }
 
@@ -215,6 +206,15 @@ export async function startRedis(args: string[] = [], options: RedisOptions = {}
       await stop();
     },
   };
+}
+
+/** A redis-server (see startRedis) for the tests of the calling file or describe block. */
+export function useRedis(args: Later<string[]> = [], options: RedisOptions = {}): RedisServer {
+  return useStarted(
+    'useRedis()',
+    () => startRedis(valueNow(args), options),
+    (server) => server.stop(),
+  );
 }
 
 /** Stops a server and removes nothing else: its data directory is a temp dir with persistence off. */

@@ -1,17 +1,16 @@
 // Browser sessions over HTTP with cookies carried by hand: SSO, prompt, max_age, session_state, the
 // session iframe's server side, logout (RP-initiated, front- and back-channel), and what ends a session.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import type { Logger } from '../../src/log.js';
 import { authorizeUrl, exchangeCode, introspect, type AuthorizeParams } from '../helpers/flows.js';
 import { s256 } from '../helpers/jwt.js';
-import { FJORD_FIXTURES, startIdp, Y2030, type TestIdp } from '../helpers/server.js';
+import { FJORD_FIXTURES, useIdp, useLocalServer, Y2030, type TestIdp } from '../helpers/server.js';
 
 const REDIRECT = 'http://app.fjord.test/cb';
 const VERIFIER = 'session-verifier-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -63,20 +62,13 @@ class Browser {
   }
 }
 
-const sha256b64url = (s: string): string => createHash('sha256').update(s).digest('base64url');
 const sidOf = (code: string | null): string => (code ?? '').split('.')[1] ?? '';
 
-async function fjordObject(): Promise<FixturesInput> {
-  return parse(await readFile(FJORD_FIXTURES, 'utf8')) as FixturesInput;
+function fjordObject(): FixturesInput {
+  return parse(readFileSync(FJORD_FIXTURES, 'utf8')) as FixturesInput;
 }
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp({ clock: Y2030, frozen: true });
-});
-afterAll(async () => {
-  await idp?.close();
-});
+const idp = useIdp({ clock: Y2030, frozen: true });
 
 describe('signing in sets the session cookies', () => {
   it('login_hint: KEYCLOAK_IDENTITY (HttpOnly) and KEYCLOAK_SESSION (hash of the sid), path /realms/fjord/, Lax over http', async () => {
@@ -87,7 +79,7 @@ describe('signing in sets the session cookies', () => {
     const identity = browser.raw.find((c) => c.startsWith('KEYCLOAK_IDENTITY='));
     const session = browser.raw.find((c) => c.startsWith('KEYCLOAK_SESSION='));
     expect(identity).toMatch(/; Path=\/realms\/fjord\/; SameSite=Lax; HttpOnly$/);
-    expect(session).toBe(`KEYCLOAK_SESSION=${sha256b64url(sid)}; Path=/realms/fjord/; SameSite=Lax`);
+    expect(session).toBe(`KEYCLOAK_SESSION=${s256(sid)}; Path=/realms/fjord/; SameSite=Lax`);
   });
 
   it('over https (X-Forwarded-Proto): SameSite=None; Secure', async () => {
@@ -190,7 +182,7 @@ describe('single sign-on', () => {
     const sessionState = r.params.get('session_state') as string;
     const [hash, salt] = sessionState.split('.');
     const expected = createHash('sha256')
-      .update(`teller-web http://app.fjord.test ${sha256b64url(sid)} ${salt}`)
+      .update(`teller-web http://app.fjord.test ${s256(sid)} ${salt}`)
       .digest('hex');
     expect(hash).toBe(expected);
     const tokens = await exchangeCode(idp, r.params.get('code') as string);
@@ -361,7 +353,7 @@ describe('what ends the browser session', () => {
     const tokens = await exchangeCode(idp, code);
     const put = await fetch(`${idp.issuer}/mock/fixtures`, {
       method: 'PUT',
-      body: await readFile(FJORD_FIXTURES, 'utf8'),
+      body: readFileSync(FJORD_FIXTURES, 'utf8'),
     });
     expect(put.status).toBe(200);
     expect(await silent()).toBe('login_required');
@@ -405,13 +397,7 @@ describe('what ends the browser session', () => {
 });
 
 describe('sso: false', () => {
-  let noSso: TestIdp;
-  beforeAll(async () => {
-    noSso = await startIdp({ fixtures: { ...(await fjordObject()), sso: false } });
-  });
-  afterAll(async () => {
-    await noSso?.close();
-  });
+  const noSso = useIdp(() => ({ fixtures: { ...fjordObject(), sso: false } }));
 
   it('sets no cookies and shows the login page again', async () => {
     const browser = new Browser();
@@ -426,13 +412,12 @@ describe('sso: false', () => {
 });
 
 /** A relying party's logout endpoint: records what arrives, answers with `answer` (or never). */
-function startReceiver(answer: (res: ServerResponse) => void): Promise<{
-  server: Server;
+function useReceiver(answer: (res: ServerResponse) => void): {
   url: string;
   received: { path: string; body: string }[];
-}> {
+} {
   const received: { path: string; body: string }[] = [];
-  const server = createServer((req: IncomingMessage, res) => {
+  const server = useLocalServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -440,11 +425,12 @@ function startReceiver(answer: (res: ServerResponse) => void): Promise<{
       answer(res);
     });
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received }),
-    ),
-  );
+  return {
+    get url() {
+      return server.url;
+    },
+    received,
+  };
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -453,17 +439,13 @@ async function until(check: () => boolean, what: string): Promise<void> {
 }
 
 describe('front- and back-channel logout', () => {
-  let rp: Awaited<ReturnType<typeof startReceiver>>;
-  let failing: Awaited<ReturnType<typeof startReceiver>>;
-  let hanging: Awaited<ReturnType<typeof startReceiver>>;
-  let channels: TestIdp;
+  const rp = useReceiver((res) => res.writeHead(200).end());
+  const failing = useReceiver((res) => res.writeHead(500).end());
+  const hanging = useReceiver(() => undefined);
   const warnings: string[] = [];
 
-  beforeAll(async () => {
-    rp = await startReceiver((res) => res.writeHead(200).end());
-    failing = await startReceiver((res) => res.writeHead(500).end());
-    hanging = await startReceiver(() => undefined);
-    const f = await fjordObject();
+  const channels = useIdp(() => {
+    const f = fjordObject();
     const clients = f.clients as Record<string, Record<string, unknown>>;
     clients['teller-web'] = {
       ...clients['teller-web'],
@@ -479,14 +461,7 @@ describe('front- and back-channel logout', () => {
       warn: (m) => warnings.push(m),
       error: (m) => warnings.push(m),
     };
-    channels = await startIdp({ fixtures: f, logger });
-  });
-  afterAll(async () => {
-    await channels?.close();
-    for (const r of [rp, failing, hanging]) {
-      r?.server.closeAllConnections();
-      r?.server.close();
-    }
+    return { fixtures: f, logger };
   });
   beforeEach(() => {
     rp.received.length = 0;

@@ -1,8 +1,7 @@
 // Claim placement per token type (interface document "Appears in") and the clock in tokens.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   clientCredentials,
   codeFor,
@@ -12,19 +11,14 @@ import {
   refresh,
   type TokenResponse,
 } from '../helpers/flows.js';
+import { tempDir } from '../helpers/files.js';
 import { decode, halfHash, verifyToken } from '../helpers/jwt.js';
-import { FJORD_FIXTURES, startIdp, Y2030, type TestIdp, useIdp } from '../helpers/server.js';
+import { FJORD_FIXTURES, startIdp, Y2030, useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 
-let idp: TestIdp;
-beforeAll(async () => {
-  // Frozen, so login (auth_time) and exchange (iat) fall in the same second however slow the machine.
-  idp = await startIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
-});
-afterAll(async () => {
-  await idp.close();
-});
+// Frozen, so login (auth_time) and exchange (iat) fall in the same second however slow the machine.
+const idp = useIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
 
 describe('claim placement per token type', () => {
   let t: TokenResponse;
@@ -254,7 +248,7 @@ describe('the clock: tokens carry the fixed time', () => {
 
 describe('the fixtures keys clock and seed', () => {
   it('start the clock frozen at clock.start and make ids reproducible', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mock-idp-clock-'));
+    const { dir, remove } = tempDir();
     try {
       const file = join(dir, 'fjord-2030.yaml');
       const text = (await readFile(FJORD_FIXTURES, 'utf8')).replace(
@@ -275,7 +269,7 @@ describe('the fixtures keys clock and seed', () => {
       }
       expect(first[0]).toBe(first[1]);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      remove();
     }
   });
 });

@@ -1,10 +1,10 @@
 // Discovery and JWKS over HTTP: every field of the interface document, headers, the issuer per request or fixed.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/files.js';
 import { clientCredentials, introspect } from '../helpers/flows.js';
 import { basic, get, getWithHost, postForm } from '../helpers/http.js';
 import { decode } from '../helpers/jwt.js';
@@ -231,7 +231,7 @@ describe('JWKS (/certs)', () => {
   });
 
   it('publishes every fixtures key once (file relative to the fixtures, PEM, JWK); the first signs', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mock-idp-keys-'));
+    const { dir, remove } = tempDir();
     try {
       const first = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
       const second = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -265,7 +265,7 @@ describe('JWKS (/certs)', () => {
         await keyed.close();
       }
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      remove();
     }
   });
 });

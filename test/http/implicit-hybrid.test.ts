@@ -1,12 +1,12 @@
 // Implicit and hybrid response types at the authorize endpoint (OIDC Core 3.2, 3.3): what each returns in
 // the front channel, the hashes that bind it together, who may use them, and the refusals.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { authorizeUrl, type AuthorizeParams } from '../helpers/flows.js';
 import { basic, get, postForm } from '../helpers/http.js';
-import { decode, verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { decode, s256, verifyToken } from '../helpers/jwt.js';
+import { useIdp } from '../helpers/server.js';
 
 const FIXTURES: FixturesInput = {
   realm: 'front',
@@ -39,19 +39,13 @@ const REDIRECT: Record<string, string> = {
 };
 const SECRET: Record<string, string> = { web: 'web-secret', classic: 'classic-secret' };
 const VERIFIER = 'implicit-hybrid-verifier-0123456789-abcdefghijklmnop';
-const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const CHALLENGE = s256(VERIFIER);
 
 /** The left half of SHA-256 of the UTF-8 value, base64url: at_hash, c_hash, s_hash as a client checks them. */
 const leftHalf = (value: string): string =>
   createHash('sha256').update(value, 'utf8').digest().subarray(0, 16).toString('base64url');
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp({ fixtures: FIXTURES });
-});
-afterAll(async () => {
-  await idp?.close();
-});
+const idp = useIdp({ fixtures: FIXTURES });
 
 function request(client: string, a: AuthorizeParams): AuthorizeParams {
   return {

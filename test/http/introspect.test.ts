@@ -1,6 +1,6 @@
 // Introspection (RFC 7662) over HTTP: attributes, nnin_altsub for eligible callers, inactive tokens, errors.
 import { generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectOAuthError } from '../helpers/assert.js';
 import {
   basicFor,
@@ -15,7 +15,7 @@ import {
 } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, decode } from '../helpers/jwt.js';
-import { startIdp, type TestIdp, useIdp } from '../helpers/server.js';
+import { startIdp, useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 
@@ -165,19 +165,12 @@ describe('nnin_altsub at introspection: the caller must be eligible, whatever cl
 });
 
 describe('inactive tokens: 200 {"active":false}', () => {
-  let other: TestIdp;
-  let elsewhere: TestIdp;
-  beforeAll(async () => {
-    other = await startIdp();
-    elsewhere = await startIdp({
-      fixtures: {
-        realm: 'elsewhere',
-        clients: { 'ledger-sync': { secret: SECRETS['ledger-sync'], grants: ['client_credentials'] } },
-      },
-    });
-  });
-  afterAll(async () => {
-    await Promise.all([other.close(), elsewhere.close()]);
+  const other = useIdp();
+  const elsewhere = useIdp({
+    fixtures: {
+      realm: 'elsewhere',
+      clients: { 'ledger-sync': { secret: SECRETS['ledger-sync'], grants: ['client_credentials'] } },
+    },
   });
 
   const forge = async (claims: Record<string, unknown>, kid: string): Promise<string> => {

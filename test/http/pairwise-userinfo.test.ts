@@ -1,14 +1,12 @@
 // Pairwise subjects (OIDC Core 8.1) and signed userinfo (OIDC Core 5.3.2), per client: the sub each client
 // sees in every token and answer, and userinfo as an RS256 JWT.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { authorizeUrl } from '../helpers/flows.js';
 import { basic, get, postForm } from '../helpers/http.js';
 import { decode, verifyToken } from '../helpers/jwt.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const KARI_SUB = '5d1c7a52-0b7e-4c1f-9d2a-3e4f5a6b7c8d';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -25,9 +23,7 @@ const CLIENTS = {
 } as const;
 type ClientId = keyof typeof CLIENTS;
 
-let logoutReceiver: Server;
 let received: string[] = [];
-let idp: TestIdp;
 
 function fixtures(receiver: string): FixturesInput {
   const web = (id: ClientId): Record<string, unknown> => ({
@@ -64,24 +60,15 @@ function fixtures(receiver: string): FixturesInput {
   } as FixturesInput;
 }
 
-beforeAll(async () => {
-  logoutReceiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push(`${req.url} ${body}`);
-      res.writeHead(200).end();
-    });
+const logoutReceiver = useLocalServer((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    received.push(`${req.url} ${body}`);
+    res.writeHead(200).end();
   });
-  await new Promise<void>((resolve) => logoutReceiver.listen(0, '127.0.0.1', resolve));
-  const { port } = logoutReceiver.address() as AddressInfo;
-  idp = await startIdp({ fixtures: fixtures(`http://127.0.0.1:${port}`) });
 });
-afterAll(async () => {
-  await idp?.close();
-  logoutReceiver?.closeAllConnections();
-  await new Promise((resolve) => logoutReceiver?.close(resolve));
-});
+const idp = useIdp(() => ({ fixtures: fixtures(logoutReceiver.url) }));
 
 const auth = (client: string): string => basic(client, `${client}-secret`);
 

@@ -1,9 +1,9 @@
 // grant_type=password (direct access grants): per client, users.{u}.password; Keycloak's answers for bad credentials.
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { basic, postForm } from '../helpers/http.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
 const FIXTURES: FixturesInput = {
   realm: 'direct',
@@ -18,14 +18,10 @@ const FIXTURES: FixturesInput = {
   },
 };
 
-let idp: TestIdp;
+const idp = useIdp({ fixtures: FIXTURES });
 let jwks: ReturnType<typeof createLocalJWKSet>;
 beforeAll(async () => {
-  idp = await startIdp({ fixtures: FIXTURES });
   jwks = createLocalJWKSet((await (await fetch(idp.endpoints.certs)).json()) as JSONWebKeySet);
-});
-afterAll(async () => {
-  await idp?.close();
 });
 
 const CLI = basic('cli', 'cli-secret');

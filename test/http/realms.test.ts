@@ -1,16 +1,16 @@
 // Several realms in one process (PRODUCT.md §13): each fixtures file is a realm at /realms/{realm} with its
 // own keys, clock, ids, sessions and QA API; a realm's tokens mean nothing to another realm.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { PATHS } from '../../src/realm/paths.js';
-import { startMockIdp, type MockIdp } from '../../src/server.js';
+import { startMockIdp } from '../../src/server.js';
 import { basic, get, postForm } from '../helpers/http.js';
 import { runBin, startServe } from '../helpers/cli.js';
-import { FJORD_FIXTURES, Y2030 } from '../helpers/server.js';
+import { tempDir } from '../helpers/files.js';
+import { FJORD_FIXTURES, useIdp, Y2030 } from '../helpers/server.js';
 
 /** A second realm, given as an object. */
 const HARBOR: FixturesInput = {
@@ -29,15 +29,13 @@ const token = (base: string, client: string, secret: string) =>
   );
 
 describe('two realms in one server', () => {
-  let idp: MockIdp;
+  const idp = useIdp({ fixtures: [FJORD_FIXTURES, HARBOR], clock: Y2030, frozen: true });
   let fjord: string;
   let harbor: string;
-  beforeAll(async () => {
-    idp = await startMockIdp({ fixtures: [FJORD_FIXTURES, HARBOR], clock: Y2030, frozen: true });
+  beforeAll(() => {
     fjord = `${idp.url}/realms/fjord`;
     harbor = `${idp.url}/realms/harbor`;
   });
-  afterAll(() => idp.close());
 
   it('lists both realms, the first first; the single-realm fields are the first realm', () => {
     expect(Object.keys(idp.realms)).toEqual(['fjord', 'harbor']);
@@ -176,9 +174,10 @@ describe('several realms: refusals', () => {
 });
 
 describe('serve with several --fixtures', () => {
-  let dir: string;
+  const tmp = tempDir();
+  const dir = tmp.dir;
+  afterAll(() => tmp.remove());
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mock-idp-realms-'));
     await writeFile(
       join(dir, 'one.yaml'),
       'realm: one\nclients:\n  job: { secret: s1, grants: [client_credentials] }\n',
@@ -192,7 +191,6 @@ describe('serve with several --fixtures', () => {
       '# the same realm again\n\nrealm: one\nclients:\n  job: { secret: s1, grants: [client_credentials] }\n',
     );
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('prints one ready line per realm, the first first, and serves both', async () => {
     const server = await startServe(

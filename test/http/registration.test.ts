@@ -2,12 +2,19 @@
 // in every flow, the registration access token, replacement of the fixtures, and every bad input.
 import { readFileSync } from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/realm/paths.js';
 import { expectNoStack, expectOAuthError } from '../helpers/assert.js';
 import { basic, postForm, readAnswer, type Answer } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, s256, verifyToken } from '../helpers/jwt.js';
-import { FJORD_FIXTURES, startIdp, VAULT_SIGNER_KEY, Y2030, type TestIdp } from '../helpers/server.js';
+import {
+  FJORD_FIXTURES,
+  startIdp,
+  useIdp,
+  VAULT_SIGNER_KEY,
+  Y2030,
+  type TestIdp,
+} from '../helpers/server.js';
 
 const CB = 'http://rp.example.test/cb';
 const VERIFIER = 'M25iVXpKU3puUjFaYWg3T1NDTDQtcW1ROUY5YXlwalNoc0hhakxifmZHag';
@@ -27,13 +34,7 @@ interface Registered {
   [field: string]: unknown;
 }
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp();
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp();
 
 const endpoint = (i: TestIdp = idp): string => `${i.issuer}${PATHS.registration}`;
 

@@ -1,58 +1,51 @@
 // Request objects at the authorize endpoint over HTTP: `request` (alg none or RS256) and `request_uri`
 // served by a local server; what wins over the query; every way one can be wrong.
 import { generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWTPayload } from 'jose';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { REQUEST_URI_TIMEOUT_MS } from '../../src/oauth/request-uri.js';
 import { vaultSignerKey } from '../helpers/jwt.js';
-import { startLocalServer, type LocalServer } from '../helpers/local-server.js';
-import { startIdp, Y2030, type TestIdp, useIdp } from '../helpers/server.js';
+import { useIdp, useLocalServer, Y2030 } from '../helpers/server.js';
 
 const VAULT_CB = 'http://vault.fjord.test/cb';
 const TELLER_CB = 'http://app.fjord.test/cb';
 const now = (): number => Math.floor(Date.now() / 1000);
 
-let idp: TestIdp;
+const idp = useIdp();
 let signerKey: CryptoKey;
 let otherKey: CryptoKey;
 let rs384Key: CryptoKey;
-/** Serves request objects by path; see `route` below. */
-let host: LocalServer;
-/** A second host that a redirect points at: it must never be asked. */
-let elsewhere: LocalServer;
 const served = new Map<string, string>();
 
 beforeAll(async () => {
-  idp = await startIdp();
   signerKey = await vaultSignerKey();
   otherKey = (await generateKeyPair('RS256')).privateKey;
   rs384Key = (await generateKeyPair('RS384')).privateKey;
-  elsewhere = await startLocalServer((_req, res) => res.end('eyJhbGciOiJub25lIn0.e30.'));
-  host = await startLocalServer((req, res) => {
-    const path = req.url ?? '';
-    const object = served.get(path);
-    if (object !== undefined) {
-      res.writeHead(200, { 'content-type': 'application/oauth-authz-req+jwt' }).end(object);
-    } else if (path === '/redirect-file') {
-      res.writeHead(302, { location: 'file:///etc/passwd' }).end();
-    } else if (path === '/redirect-elsewhere') {
-      res.writeHead(302, { location: `${elsewhere.url}/object` }).end();
-    } else if (path === '/big-declared') {
-      res.writeHead(200, { 'content-length': String(70_000) }).end('a'.repeat(70_000));
-    } else if (path === '/big-chunked') {
-      res.writeHead(200);
-      for (let i = 0; i < 70; i++) res.write('a'.repeat(1000));
-      res.end();
-    } else if (path === '/not-a-jwt') {
-      res.writeHead(200).end('<html>hello</html>');
-    } else if (path === '/hang') {
-      // never answers
-    } else {
-      res.writeHead(404).end();
-    }
-  });
 });
-afterAll(async () => {
-  await Promise.all([idp.close(), host.close(), elsewhere.close()]);
+/** A second host that a redirect points at: it must never be asked. */
+const elsewhere = useLocalServer((_req, res) => res.end('eyJhbGciOiJub25lIn0.e30.'));
+/** Serves request objects by path; see `route` below. */
+const host = useLocalServer((req, res) => {
+  const path = req.url ?? '';
+  const object = served.get(path);
+  if (object !== undefined) {
+    res.writeHead(200, { 'content-type': 'application/oauth-authz-req+jwt' }).end(object);
+  } else if (path === '/redirect-file') {
+    res.writeHead(302, { location: 'file:///etc/passwd' }).end();
+  } else if (path === '/redirect-elsewhere') {
+    res.writeHead(302, { location: `${elsewhere.url}/object` }).end();
+  } else if (path === '/big-declared') {
+    res.writeHead(200, { 'content-length': String(70_000) }).end('a'.repeat(70_000));
+  } else if (path === '/big-chunked') {
+    res.writeHead(200);
+    for (let i = 0; i < 70; i++) res.write('a'.repeat(1000));
+    res.end();
+  } else if (path === '/not-a-jwt') {
+    res.writeHead(200).end('<html>hello</html>');
+  } else if (path === '/hang') {
+    // never answers
+  } else {
+    res.writeHead(404).end();
+  }
 });
 
 interface ObjectOptions {

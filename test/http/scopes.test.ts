@@ -1,19 +1,13 @@
 // Scopes a client library asks for by default: discovery lists the realm's scopes, and the built-in `email`
 // scope releases the user's email claims, as Keycloak's does (bundled fixtures: carol has an email).
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpointsOf } from '../helpers/server.js';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { authorize, exchangeCode } from '../helpers/bundled.js';
+import { describe, expect, it } from 'vitest';
+import { startMockIdp } from '../../src/index.js';
+import { endpointsOf, useIdp } from '../helpers/server.js';
+import { authorize, DEFAULT_FIXTURES, exchangeCode } from '../helpers/bundled.js';
 import { call } from '../helpers/http.js';
 
-let idp: MockIdp;
-beforeAll(async () => {
-  idp = await startMockIdp({});
-});
-afterAll(async () => {
-  await idp.close();
-});
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES });
 
 const discovery = async (): Promise<Record<string, unknown>> =>
   (await call('GET', `${endpointsOf(idp.issuer).discovery}`)).json;

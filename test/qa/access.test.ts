@@ -3,7 +3,7 @@
 import express from 'express';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/index.js';
 import { securityHeaders } from '../../src/http/pages.js';
 import {
@@ -11,9 +11,9 @@ import {
   type StartedMockIdpOptions,
 } from '../../src/testcontainers/started-mock-idp-container.js';
 import { MockIdpContainer } from '../../src/testcontainers/index.js';
-import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
+import { runBin, type ServeProcess } from '../helpers/cli.js';
 import { basic, postForm } from '../helpers/http.js';
-import { startIdp, useIdp, endpointsOf } from '../helpers/server.js';
+import { startIdp, useCliPerTest, useIdp, endpointsOf } from '../helpers/server.js';
 
 const FIXTURES: FixturesInput = {
   clients: {
@@ -164,19 +164,7 @@ describe('startMockIdp({ qaApi: false }): /mock answers 404', () => {
 });
 
 describe('the CLI: --qa-token / MOCK_IDP_QA_TOKEN, --no-qa-api / MOCK_IDP_QA_API=off', () => {
-  const running = new Set<ServeProcess>();
-  beforeAll(() => {
-    ensureBuilt();
-  });
-  afterEach(async () => {
-    await Promise.all([...running].map((s) => s.stop('SIGKILL')));
-    running.clear();
-  });
-  const serve = async (args: string[], env: Record<string, string> = {}) => {
-    const s = await startServe(['--port', '0', '--quiet', ...args], env);
-    running.add(s);
-    return s;
-  };
+  const serve = useCliPerTest(['--port', '0', '--quiet']);
   const clock = (s: ServeProcess, headers: Record<string, string> = {}) =>
     fetch(`${s.base}/mock/clock`, { headers }).then((r) => r.status);
 

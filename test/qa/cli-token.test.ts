@@ -5,24 +5,21 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeyValue } from '../../src/cli/options.js';
 import { toMintRequest } from '../../src/cli/token.js';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { runBin } from '../helpers/cli.js';
 import { tempDir, writeTestKey } from '../helpers/files.js';
-import { endpointsOf, Y2030 } from '../helpers/server.js';
+import { endpointsOf, useIdp, Y2030 } from '../helpers/server.js';
 
 const tmp = tempDir();
 let key: string;
-let idp: MockIdp;
 
-beforeAll(async () => {
+beforeAll(() => {
   key = writeTestKey(tmp.dir);
-  idp = await startMockIdp({ clock: Y2030, frozen: true });
 });
-afterAll(async () => {
-  await idp.close();
+afterAll(() => {
   tmp.remove();
 });
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES, clock: Y2030, frozen: true });
 
 describe('flag parsing', () => {
   it.each([

@@ -1,42 +1,40 @@
 // /mock/clock, and every expiry check following the one clock: codes, tokens, refresh tokens, client assertions.
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authorize, BATCH_JOB, exchangeCode, PAYMENTS_API, WEB_APP } from '../helpers/bundled.js';
 import { call, postForm } from '../helpers/http.js';
-import { endpointsOf, Y2030 } from '../helpers/server.js';
+import { endpointsOf, useIdp, Y2030 } from '../helpers/server.js';
 
-let idp: MockIdp;
 let base: string;
 let signerKey: CryptoKey;
+let jwk: JWK & { kty: string };
 
 beforeAll(async () => {
   const pair = await generateKeyPair('RS256');
   signerKey = pair.privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kty: 'RSA', kid: 'signer-1', alg: 'RS256', use: 'sig' };
-  idp = await startMockIdp({
-    clock: Y2030,
-    frozen: true,
-    fixtures: {
-      tokens: { accessTokenLifespan: 300, refreshTokenLifespan: 1800, codeLifespan: 60 },
-      clients: {
-        'web-app': {
-          secret: 'web-secret',
-          redirectUris: ['http://localhost:3000/callback'],
-          grants: ['authorization_code', 'refresh_token'],
-        },
-        'batch-job': { secret: 'batch-secret', grants: ['client_credentials'] },
-        'payments-api': { secret: 'rs-secret', grants: [] },
-        signer: { authMethods: ['private_key_jwt'], jwks: { keys: [jwk] }, grants: ['client_credentials'] },
-      },
-      users: { alice: { claims: { name: 'Alice Nordmann' } } },
-    },
-  });
-  base = idp.issuer;
+  jwk = { ...(await exportJWK(pair.publicKey)), kty: 'RSA', kid: 'signer-1', alg: 'RS256', use: 'sig' };
 });
-afterAll(async () => {
-  await idp.close();
+const idp = useIdp(() => ({
+  clock: Y2030,
+  frozen: true,
+  fixtures: {
+    tokens: { accessTokenLifespan: 300, refreshTokenLifespan: 1800, codeLifespan: 60 },
+    clients: {
+      'web-app': {
+        secret: 'web-secret',
+        redirectUris: ['http://localhost:3000/callback'],
+        grants: ['authorization_code', 'refresh_token'],
+      },
+      'batch-job': { secret: 'batch-secret', grants: ['client_credentials'] },
+      'payments-api': { secret: 'rs-secret', grants: [] },
+      signer: { authMethods: ['private_key_jwt'], jwks: { keys: [jwk] }, grants: ['client_credentials'] },
+    },
+    users: { alice: { claims: { name: 'Alice Nordmann' } } },
+  },
+}));
+beforeAll(() => {
+  base = idp.issuer;
 });
 beforeEach(async () => {
   await call('PUT', `${base}/mock/clock`, { now: Y2030, frozen: true });

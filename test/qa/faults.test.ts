@@ -1,19 +1,14 @@
 // /mock/faults: the next matching requests fail with a status and an OAuth error body, or are delayed.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { BATCH_JOB, PAYMENTS_API } from '../helpers/bundled.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_JOB, DEFAULT_FIXTURES, PAYMENTS_API } from '../helpers/bundled.js';
 import { call, postForm } from '../helpers/http.js';
-import { endpointsOf } from '../helpers/server.js';
+import { endpointsOf, useIdp } from '../helpers/server.js';
 
-let idp: MockIdp;
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES });
 let base: string;
 
-beforeAll(async () => {
-  idp = await startMockIdp();
+beforeAll(() => {
   base = idp.issuer;
-});
-afterAll(async () => {
-  await idp.close();
 });
 afterEach(async () => {
   await call('DELETE', `${base}/mock/faults`);

@@ -1,21 +1,16 @@
 // PUT /mock/fixtures: YAML or JSON replaces the realm at runtime; a bad body answers 400 FILE:LINE:COL and changes nothing.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BATCH_JOB, DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { call, postForm } from '../helpers/http.js';
-import { endpointsOf } from '../helpers/server.js';
+import { endpointsOf, useIdp } from '../helpers/server.js';
 
-let idp: MockIdp;
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES });
 let base: string;
 const original = readFileSync(DEFAULT_FIXTURES, 'utf8');
 
-beforeAll(async () => {
-  idp = await startMockIdp({ fixtures: DEFAULT_FIXTURES });
+beforeAll(() => {
   base = idp.issuer;
-});
-afterAll(async () => {
-  await idp.close();
 });
 beforeEach(async () => {
   await put(original);

@@ -1,7 +1,7 @@
 // The request journal: GET/DELETE /mock/requests, filters, the ring, no secrets, and the same records as the log.
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
 import { logLine } from '../../src/qa/journal.js';
 import { RequestJournal, type JournalRecord } from '../../src/store/journal.js';
@@ -15,7 +15,7 @@ import {
 } from '../helpers/flows.js';
 import { postForm } from '../helpers/http.js';
 import { s256 } from '../helpers/jwt.js';
-import { startIdp, VAULT_SIGNER_KEY, Y2030, type TestIdp } from '../helpers/server.js';
+import { useIdp, VAULT_SIGNER_KEY, Y2030 } from '../helpers/server.js';
 
 const lines: string[] = [];
 const logger: Logger = {
@@ -26,13 +26,7 @@ const logger: Logger = {
   error: () => undefined,
 };
 
-let idp: TestIdp;
-beforeAll(async () => {
-  idp = await startIdp({ clock: Y2030, frozen: true, logger });
-});
-afterAll(async () => {
-  await idp?.close();
-});
+const idp = useIdp({ clock: Y2030, frozen: true, logger });
 beforeEach(async () => {
   await fetch(`${idp.issuer}/mock/requests`, { method: 'DELETE' });
   lines.length = 0;

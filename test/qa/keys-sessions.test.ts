@@ -1,20 +1,22 @@
 // /mock/keys (rotate, remove) and /mock/sessions (list, end one, end all) against a live server.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { authorize, BATCH_JOB, exchangeCode, PAYMENTS_API, WEB_APP } from '../helpers/bundled.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  authorize,
+  BATCH_JOB,
+  DEFAULT_FIXTURES,
+  exchangeCode,
+  PAYMENTS_API,
+  WEB_APP,
+} from '../helpers/bundled.js';
 import { call, postForm } from '../helpers/http.js';
-import { endpointsOf } from '../helpers/server.js';
+import { endpointsOf, useIdp } from '../helpers/server.js';
 
-let idp: MockIdp;
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES });
 let base: string;
 
-beforeAll(async () => {
-  idp = await startMockIdp();
+beforeAll(() => {
   base = idp.issuer;
-});
-afterAll(async () => {
-  await idp.close();
 });
 
 const clientCredentials = () =>

@@ -9,24 +9,27 @@ import {
   UnsecuredJWT,
   type JSONWebKeySet,
 } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAuthError, startMockIdp, type MockIdp } from '../../src/index.js';
-import { authorize, BATCH_JOB, exchangeCode, PAYMENTS_API, WEB_APP } from '../helpers/bundled.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OAuthError } from '../../src/index.js';
+import {
+  authorize,
+  BATCH_JOB,
+  DEFAULT_FIXTURES,
+  exchangeCode,
+  PAYMENTS_API,
+  WEB_APP,
+} from '../helpers/bundled.js';
 import { call, postForm } from '../helpers/http.js';
-import { endpointsOf, Y2030 } from '../helpers/server.js';
+import { endpointsOf, useIdp, Y2030 } from '../helpers/server.js';
 
-let idp: MockIdp;
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES, clock: Y2030, frozen: true, seed: 'mint' });
 let base: string;
 let jwks: ReturnType<typeof createRemoteJWKSet>;
 const at2030 = { currentDate: new Date(Y2030 * 1000) };
 
-beforeAll(async () => {
-  idp = await startMockIdp({ clock: Y2030, frozen: true, seed: 'mint' });
+beforeAll(() => {
   base = idp.issuer;
   jwks = createRemoteJWKSet(new URL(endpointsOf(base).certs));
-});
-afterAll(async () => {
-  await idp.close();
 });
 
 const mint = (body: unknown) => call('POST', `${base}/mock/tokens`, body);

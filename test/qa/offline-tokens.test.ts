@@ -2,7 +2,7 @@
 // the same key: active at introspection and userinfo until exp, unless revoked or their session ended there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic } from '../helpers/http.js';
-import { startIdp, Y2030, type TestIdp } from '../helpers/server.js';
+import { useIdp, Y2030 } from '../helpers/server.js';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { runBin } from '../helpers/cli.js';
 import { tempDir, writeTestKey } from '../helpers/files.js';
@@ -10,26 +10,24 @@ import { tempDir, writeTestKey } from '../helpers/files.js';
 const PAYMENTS_API = basic('payments-api', 'rs-secret');
 const WEB_APP = basic('web-app', 'web-secret');
 
-let idp: TestIdp;
 let key: string;
 let remove: () => void;
 
-beforeAll(async () => {
+beforeAll(() => {
   const temp = tempDir();
   remove = temp.remove;
   key = writeTestKey(temp.dir);
-  idp = await startIdp({
-    fixtures: DEFAULT_FIXTURES,
-    keyFile: key,
-    clock: Y2030,
-    frozen: true,
-    seed: 'offline',
-  });
 });
-afterAll(async () => {
-  await idp?.close();
+afterAll(() => {
   remove?.();
 });
+const idp = useIdp(() => ({
+  fixtures: DEFAULT_FIXTURES,
+  keyFile: key,
+  clock: Y2030,
+  frozen: true,
+  seed: 'offline',
+}));
 
 /** `mock-idp token --key KEY` offline, for this server's issuer and clock. */
 async function mintOffline(args: string[]): Promise<string> {

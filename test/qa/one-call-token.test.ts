@@ -1,18 +1,14 @@
 // idp.token(): a real token response from a real flow (client_credentials, or the code flow with login_hint
 // and PKCE), verified with jose as a client would; the journal shows the flow ran over HTTP.
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TokenFlowError } from '../../src/index.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { useIdp } from '../helpers/server.js';
 
-let idp: TestIdp;
+const idp = useIdp();
 let jwks: ReturnType<typeof createLocalJWKSet>;
 beforeAll(async () => {
-  idp = await startIdp();
   jwks = createLocalJWKSet((await (await fetch(idp.endpoints.certs)).json()) as JSONWebKeySet);
-});
-afterAll(async () => {
-  await idp?.close();
 });
 
 describe('idp.token()', () => {

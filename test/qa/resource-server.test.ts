@@ -3,16 +3,11 @@ import express, { type ErrorRequestHandler } from 'express';
 import { auth } from 'express-oauth2-jwt-bearer';
 import { importSPKI, jwtVerify } from 'jose';
 import { JwksClient } from 'jwks-rsa';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockIdp, type MintRequest, type MockIdp } from '../../src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { MintRequest } from '../../src/index.js';
+import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { call } from '../helpers/http.js';
-import { endpointsOf } from '../helpers/server.js';
-
-let idp: MockIdp;
-let api: Server;
-let apiUrl: string;
+import { endpointsOf, useIdp, useLocalServer } from '../helpers/server.js';
 
 /** The payments API: accepts bearer tokens for audience payments-api from the mock issuer. */
 function paymentsApi(issuer: string): express.Express {
@@ -30,15 +25,15 @@ function paymentsApi(issuer: string): express.Express {
   return app;
 }
 
-beforeAll(async () => {
-  idp = await startMockIdp();
-  api = createServer(paymentsApi(idp.issuer));
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/payments`;
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES });
+let app: express.Express;
+beforeAll(() => {
+  app = paymentsApi(idp.issuer);
 });
-afterAll(async () => {
-  await new Promise<void>((resolve) => api.close(() => resolve()));
-  await idp.close();
+const api = useLocalServer((req, res) => app(req, res));
+let apiUrl: string;
+beforeAll(() => {
+  apiUrl = `${api.url}/payments`;
 });
 
 async function callApi(token: string): Promise<{ status: number; message: string }> {

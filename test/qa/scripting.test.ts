@@ -1,22 +1,17 @@
 // What a QA script needs from the clock and faults: relative --not-before / notBefore / issuedAt on the
 // mock clock, DELETE /mock/clock, faults until cleared, JSON fault bodies, and clock.set() field names.
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BATCH_JOB, DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { runBin } from '../helpers/cli.js';
 import { tempDir, writeTestKey } from '../helpers/files.js';
 import { call, postForm } from '../helpers/http.js';
-import { endpointsOf, Y2030 } from '../helpers/server.js';
+import { endpointsOf, useIdp, Y2030 } from '../helpers/server.js';
 
-let idp: MockIdp;
+const idp = useIdp({ fixtures: DEFAULT_FIXTURES, clock: Y2030, frozen: true });
 let base: string;
-beforeAll(async () => {
-  idp = await startMockIdp({ clock: Y2030, frozen: true });
+beforeAll(() => {
   base = idp.issuer;
-});
-afterAll(async () => {
-  await idp.close();
 });
 beforeEach(async () => {
   await call('PUT', `${base}/mock/clock`, { now: Y2030, frozen: true });

@@ -1,12 +1,11 @@
 // GET /mock/sessions in pages (?limit=&cursor=) over real HTTP, on the memory store and on a real Redis:
 // the unpaginated list as before, bad parameters as precise invalid_request answers, and walks over every
 // page that see each session exactly once while sessions are added and ended.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockIdp, type MockIdp } from '../../src/index.js';
-import { BATCH_JOB } from '../helpers/bundled.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_JOB, DEFAULT_FIXTURES } from '../helpers/bundled.js';
 import { call, postForm } from '../helpers/http.js';
-import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
-import { endpointsOf } from '../helpers/server.js';
+import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
+import { endpointsOf, useIdp } from '../helpers/server.js';
 
 interface Listed {
   id: string;
@@ -26,19 +25,15 @@ const STORES = [
 ] as const;
 
 describe.each(STORES)('GET /mock/sessions pages: $name store', ({ name, skip }) => {
-  let redis: RedisServer | undefined;
-  let idp: MockIdp;
+  // Every test below skips with the store, so neither server starts then.
+  const redis = name === 'redis' && !skip ? useRedis() : undefined;
+  const idp = useIdp(() => ({
+    fixtures: DEFAULT_FIXTURES,
+    ...(redis !== undefined ? { store: redis.url } : {}),
+  }));
   let base: string;
-
-  beforeAll(async () => {
-    if (skip) return;
-    if (name === 'redis') redis = await startRedis();
-    idp = await startMockIdp(redis !== undefined ? { store: redis.url } : {});
+  beforeAll(() => {
     base = idp.issuer;
-  });
-  afterAll(async () => {
-    await idp?.close();
-    await redis?.stop();
   });
 
   /** Opens a session (client_credentials opens one per token) and answers its id. */

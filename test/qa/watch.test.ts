@@ -3,23 +3,22 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
-import { runBin, type ServeProcess, spawnServer } from '../helpers/cli.js';
+import { runBin } from '../helpers/cli.js';
 import { tempDir } from '../helpers/files.js';
 import { basic, call, postForm } from '../helpers/http.js';
+import { useCli } from '../helpers/server.js';
 
 const tmp = tempDir();
 const file = join(tmp.dir, 'users.yaml');
 const original = readFileSync(DEFAULT_FIXTURES, 'utf8');
-let server: ServeProcess;
 
-beforeAll(async () => {
+beforeAll(() => {
   writeFileSync(file, original);
-  server = await spawnServer(['--fixtures', file, '--watch', '--quiet']);
 });
-afterAll(async () => {
-  await server.stop();
+afterAll(() => {
   tmp.remove();
 });
+const server = useCli(['--fixtures', file, '--watch', '--quiet']);
 
 const mintFor = (user: string) =>
   call('POST', `${server.base}/mock/tokens`, { type: 'access', client: 'web-app', user });

@@ -1,11 +1,11 @@
 // Issue 10's design gaps: a key file error never echoes the file; `pkce: required` means S256; a code used
 // twice revokes what its first exchange issued and ends that session.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockIdp, type FixturesInput } from '../../src/index.js';
+import { tempDir } from '../helpers/files.js';
 import { ensureBuilt, runBin } from '../helpers/cli.js';
 import { authorizeUrl, codeFor, exchangeCode, basicFor, type TokenResponse } from '../helpers/flows.js';
 import { get, postForm } from '../helpers/http.js';
@@ -40,14 +40,12 @@ const NOT_KEYS: [string, string, RegExp][] = [
 ];
 
 describe('a key that is not a key says what it is not, and never echoes the file', () => {
-  let dir: string;
-  beforeAll(async () => {
+  const tmp = tempDir();
+  const dir = tmp.dir;
+  beforeAll(() => {
     ensureBuilt();
-    dir = await mkdtemp(join(tmpdir(), 'mock-idp-keys-'));
   });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => tmp.remove());
 
   it.each(NOT_KEYS)('%s: serve --key, fixtures keys[].file and keys[].pem', async (name, text, message) => {
     const file = join(dir, `${name.replace(/\W+/g, '-')}.key`);

@@ -1,33 +1,18 @@
 // Issue 10's defect table, rows only the real binary shows: signals, --watch right after start, and
 // `check` and `serve` agreeing on a file.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { endpointsOf } from '../helpers/server.js';
-import { ensureBuilt, runBin, startServe, type ServeProcess } from '../helpers/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { endpointsOf, useCliPerTest } from '../helpers/server.js';
+import { runBin } from '../helpers/cli.js';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
-import { bigFixtures } from '../helpers/files.js';
+import { bigFixtures, tempDir } from '../helpers/files.js';
 
-let dir: string;
-const running = new Set<ServeProcess>();
-beforeAll(async () => {
-  ensureBuilt();
-  dir = await mkdtemp(join(tmpdir(), 'mock-idp-robust-'));
-});
-afterEach(async () => {
-  await Promise.all([...running].map((s) => s.stop('SIGKILL')));
-  running.clear();
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDir();
+const dir = tmp.dir;
+afterAll(() => tmp.remove());
 
-async function serve(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const s = await startServe(['--port', '0', '--quiet', ...args], env);
-  running.add(s);
-  return s;
-}
+const serve = useCliPerTest(['--port', '0', '--quiet']);
 
 const LAUGHS = `clients:
   x: { secret: s }
