@@ -1,4 +1,4 @@
-// The "bare" baseline of `npm run bench` (issue #14): a node:http server doing, per request, what a mock-idp token
+// The "bare" baseline of `npm run bench`: a node:http server doing, per request, what a mock-idp token
 // response needs and nothing else: one RS256 access token (plus an RS256 ID token for a code exchange) signed
 // with crypto.sign on the libuv thread pool, one HS256 refresh token, a constant-time Basic-header compare.
 // It serves the bench's two flows at mock-idp's paths: client_credentials, and authorize (login_hint → 302 with

@@ -44,7 +44,7 @@ async function section(/** @type {string} */ name, /** @type {() => Promise<any>
 const loads = () =>
   compareLoads({ loadS: cfg.loadS, slices: cfg.slices, warmupS: cfg.warmupS, connections: CONNECTIONS, log });
 
-/** `npm run bench -- --speed`: only the load comparison (issue #14's goals), printed with the README's tables. */
+/** `npm run bench -- --speed`: only the load comparison, printed with the README's tables. */
 async function speedOnly() {
   mkdirSync(RESULTS, { recursive: true });
   const r = { date: new Date().toISOString(), quick, settings: { connections: CONNECTIONS, ...cfg } };

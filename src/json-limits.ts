@@ -47,16 +47,18 @@ export function jsonTextNestsDeeperThan(text: Uint8Array, limit = MAX_BODY_DEPTH
 }
 
 /**
- * Whether a YAML text nests deeper than `limit`: one pass over its lines before the YAML parser sees it (the
+ * The line (from 1) where a YAML text first nests deeper than `limit`, or undefined: one pass over its lines before the YAML parser sees it (the
  * parser recurses per level and gives up, or runs out of memory, long before 100,000 levels). Block levels are
  * counted from the indentation (and `- - x` compact sequences), flow levels from `[`/`{` that open a node,
  * outside quotes and comments. It may count a level too many for odd text (a block scalar that starts a line
  * with `[`), never one too few, and real files stay far below the limit.
  */
-export function yamlTextNestsDeeperThan(text: string, limit = MAX_BODY_DEPTH): boolean {
+export function yamlLineNestingDeeperThan(text: string, limit = MAX_BODY_DEPTH): number | undefined {
   const indents: number[] = [];
   let flow = 0;
-  for (const line of text.split('\n')) {
+  const lines = text.split('\n');
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n] ?? '';
     let i = 0;
     let block = indents.length;
     if (flow === 0) {
@@ -83,13 +85,13 @@ export function yamlTextNestsDeeperThan(text: string, limit = MAX_BODY_DEPTH): b
       if (c === '"' || c === "'") quote = c;
       else if (c === '#' && (i === 0 || line[i - 1] === ' ')) break;
       else if ((c === '[' || c === '{') && (flow > 0 || nodeStart)) {
-        if (block + ++flow > limit) return true;
+        if (block + ++flow > limit) return n + 1;
       } else if ((c === ']' || c === '}') && flow > 0) flow--;
       if (c !== ' ') nodeStart = c === ':' || c === '-' || c === '?' || c === ',' || c === '[' || c === '{';
     }
-    if (block + flow > limit) return true;
+    if (block + flow > limit) return n + 1;
   }
-  return false;
+  return undefined;
 }
 
 /** One step of a walk: the member name or index, and the step it was reached from (a path without copies). */

@@ -1,4 +1,4 @@
-// The npm package (PRODUCT.md §9): ships what runs (built JS, types, fixtures, schema, README, LICENSE)
+// The npm package: ships what runs (built JS, types, fixtures, schema, README, LICENSE)
 // and nothing else; its public types need no @types package of an internal dependency.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Fixture loading at scale (issue 10): how long 50,000 users take to load through each door (`check`, a
+// Fixture loading at scale: how long 50,000 users take to load through each door (`check`, a
 // server start, PUT /mock/fixtures), whether that is linear (12,500 users for the ratio, about 4), and
 // whether /health keeps answering while the big PUT is parsed. Wall times of real processes (the judged
 // figure: what a user waits for) and their CPU time (all threads; Linux), each the best of `runs`: on a

@@ -1,4 +1,4 @@
-// The Redis store under load (PRODUCT.md §12): one process on memory, one on Redis, two replicas on one
+// The Redis store under load: one process on memory, one on Redis, two replicas on one
 // Redis (auth-code round trips authorize at one and exchange at the other), and what one session costs
 // in Redis memory (INFO memory before and after N sessions). Needs Debian's redis-server and redis-cli.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';

@@ -168,7 +168,7 @@ export function evaluate(r) {
 /** `W ms wall; C ms CPU` of a {wallMs, cpuMs} figure. @param {any} x */
 const wallCpu = (x) => `${fmt(x?.wallMs, ' ms')} wall; ${fmt(x?.cpuMs, ' ms')} CPU`;
 /**
- * Under one second of wall time, what a user waits for (issue 10: "50,000 users load in under 1 s"); the CPU
+ * Under one second of wall time, what a user waits for; the CPU
  * time beside it says what a busy machine's other work did to the wall time (GC and the fixtures worker
  * run on other threads, so CPU may exceed wall).
  * @param {any} x

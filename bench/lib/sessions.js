@@ -1,4 +1,4 @@
-// Session memory and the paginated session listing (issue #14): a process with 100,000 live browser sessions
+// Session memory and the paginated session listing: a process with 100,000 live browser sessions
 // (bench/lib/sessions-child.js makes them as real sign-ins leave them), its resident memory, and
 // GET /mock/sessions?limit=100 walked over every page at that size, each page timed.
 import http from 'node:http';

@@ -161,7 +161,7 @@ const FORM_POST_SCRIPT = 'document.forms[0].submit()';
 
 export interface SecurityHeaderOptions {
   /**
-   * Origins that may frame the page (the session iframe pages of PRODUCT.md §10: a client's web origins).
+   * Origins that may frame the page (the session iframe pages: a client's web origins).
    * Default: none, and `X-Frame-Options: DENY`; given, CSP `frame-ancestors` lists them and
    * X-Frame-Options is left out (it cannot name origins).
    */
@@ -185,7 +185,7 @@ function scriptHash(source: string): string {
 }
 
 /**
- * The security headers of every HTML page (PRODUCT.md §11): a Content-Security-Policy that runs only the
+ * The security headers of every HTML page: a Content-Security-Policy that runs only the
  * page's own inline scripts and loads nothing else, X-Frame-Options DENY (unless `frameAncestors` lets
  * some origins frame it), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
  */

@@ -95,7 +95,7 @@ export async function verifyRequestObject(jwt: string, ctx: RequestObjectContext
 /**
  * Runs `verify` at the mock clock's time; a time failure is retried at real time while the mock clock is
  * set away from it, since the client under test makes the object with its own (real) clock, as it does
- * a client assertion (PRODUCT.md §5).
+ * a client assertion.
  */
 async function verifyTimes(
   verify: (currentDate: Date) => Promise<JWTPayload>,

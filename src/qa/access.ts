@@ -1,4 +1,4 @@
-// Who may use the QA API (PRODUCT.md §11): a bearer token when one is set, else no browser from another origin.
+// Who may use the QA API: a bearer token when one is set, else no browser from another origin.
 import type { RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { requestOrigin } from '../http/origin.js';

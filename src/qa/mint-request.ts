@@ -1,4 +1,4 @@
-// The body of POST {realm}/mock/tokens (PRODUCT.md §6) as a zod schema, and the minted answer.
+// The body of POST {realm}/mock/tokens as a zod schema, and the minted answer.
 import { z } from 'zod';
 import { parseInstant } from '../clock.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';

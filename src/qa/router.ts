@@ -1,4 +1,4 @@
-// The QA API under {realm}/mock (PRODUCT.md §6), wired into the app through its hooks.
+// The QA API under {realm}/mock, wired into the app through its hooks.
 import express from 'express';
 import type { RealmHooks } from '../http/realm-router.js';
 import { issuerOf } from '../http/context.js';
@@ -59,7 +59,7 @@ export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
     next();
   });
   // The inspector page is a static shell holding no data: it loads without the QA token, and every
-  // call its script makes carries the token the tester types (PRODUCT.md §11 still guards the data).
+  // call its script makes carries the token the tester types.
   mock.get(
     '/ui',
     inspectorPage(() => p.realm.name),

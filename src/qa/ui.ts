@@ -1,4 +1,4 @@
-// GET /mock/ui: the inspector page (PRODUCT.md §14). Plain server-rendered HTML and one small script that
+// GET /mock/ui: the inspector page. Plain server-rendered HTML and one small script that
 // calls the QA API: sessions, clock, faults, keys, the request journal (live) and a token decoder. The page
 // itself is static and holds no data; with a QA token set, its calls carry the token the tester types.
 import type { RequestHandler } from 'express';

@@ -1,4 +1,4 @@
-// mock-idp/testcontainers: run mock-idp as a Testcontainers service (PRODUCT.md §7).
+// mock-idp/testcontainers: run mock-idp as a Testcontainers service.
 export {
   MockIdpContainer,
   MOCK_IDP_BASE_IMAGE,

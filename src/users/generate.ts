@@ -1,4 +1,4 @@
-// Synthetic test identities (PRODUCT.md §14, `mock-idp users`): a national id that passes both check
+// Synthetic test identities: a national id that passes both check
 // digits and is marked synthetic, a birth date, gender and names consistent with it, the provider's
 // altsub, and certificate details like a real e-ID's. The same seed gives the same users, and the first
 // N users of a seed are the same whatever the count.

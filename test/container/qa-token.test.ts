@@ -1,4 +1,4 @@
-// MockIdpContainer.withQaToken() against the real image (PRODUCT.md §11): the QA API refuses a request
+// MockIdpContainer.withQaToken() against the real image: the QA API refuses a request
 // without the token (401), and the container's own QA helpers (mint, requests) still work: they send it.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

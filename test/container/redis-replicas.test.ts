@@ -1,4 +1,4 @@
-// Two mock-idp containers on one Redis (PRODUCT.md §12), as the README's Docker flags run them: the store
+// Two mock-idp containers on one Redis, as the README's Docker flags run them: the store
 // by MOCK_IDP_STORE, a redis-server on the host reached through the Docker bridge's gateway. A code issued
 // at one container is exchanged at the other; a logout at the other ends the session at the first.
 import { spawnSync } from 'node:child_process';

@@ -200,7 +200,7 @@ describe('client authentication', () => {
   });
 });
 
-describe('private_key_jwt while the mock clock is fixed away from real time (PRODUCT.md §5)', () => {
+describe('private_key_jwt while the mock clock is fixed away from real time', () => {
   const frozen = useIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
 
   const realNow = (): number => Math.floor(Date.now() / 1000);

@@ -1,4 +1,4 @@
-// Several realms in one process (PRODUCT.md §13): each fixtures file is a realm at /realms/{realm} with its
+// Several realms in one process: each fixtures file is a realm at /realms/{realm} with its
 // own keys, clock, ids, sessions and QA API; a realm's tokens mean nothing to another realm.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

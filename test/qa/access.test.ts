@@ -1,4 +1,4 @@
-// Who may use the QA API (PRODUCT.md §11): a token when set, no browser from another origin without one,
+// Who may use the QA API: a token when set, no browser from another origin without one,
 // --no-qa-api; and the security headers of HTML pages.
 import express from 'express';
 import { createHash } from 'node:crypto';

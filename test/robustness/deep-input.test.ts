@@ -51,6 +51,16 @@ const ENTRIES: Entry[] = [
       send('POST', `${idp.issuer}/mock/tokens/verify`, JSON.stringify({ token: jwt(`{"d":${deep}}`, '{}') })),
   ],
   [
+    'PUT /mock/fixtures, a flow collection in YAML',
+    (idp, deep) =>
+      send(
+        'PUT',
+        `${idp.issuer}/mock/fixtures`,
+        `clients:\n  c: { secret: s }\nusers:\n  u: { claims: { d: ${deep} } }\n`,
+        'application/yaml',
+      ),
+  ],
+  [
     'dynamic registration',
     (idp, deep) => send('POST', idp.endpoints.registration, `{"redirect_uris":${deep}}`),
   ],
@@ -114,6 +124,22 @@ describe('input nested 100,000 levels deep is refused at once, and the server st
     }
     expect((await get(`${idp.url}/health`)).status).toBe(200);
   });
+
+  it.each([3_000, 100])(
+    'PUT /mock/fixtures, %i block levels of YAML: refused with the line',
+    async (depth) => {
+      const text = `clients:\n${Array.from({ length: depth }, (_, i) => `${' '.repeat(i + 1)}k:`).join('\n')}\n`;
+      const answer = await send('PUT', `${idp.issuer}/mock/fixtures`, text, 'application/yaml');
+      const problem =
+        'body:73:1 nested deeper than 72 levels of lists and mappings: fixtures never need that many';
+      expect(answer.json).toEqual({
+        error: 'invalid_request',
+        error_description: `Fixtures not replaced: ${problem}`,
+        problems: [problem],
+      });
+      expect((await get(`${idp.url}/health`)).status).toBe(200);
+    },
+  );
 
   it('the JSON body answer names the limit', async () => {
     const answer = await send('POST', `${idp.issuer}/mock/tokens`, arrays(100_000));
