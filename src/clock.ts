@@ -1,7 +1,7 @@
 // The one clock: real, shifted or frozen time. Nothing else in mock-idp reads the system time.
 
 /** Options of a {@link Clock}. */
-export interface ClockOptions {
+interface ClockOptions {
   /** Instant time starts at, in epoch milliseconds. Default: real time. */
   startMs?: number;
   /** Whether time stands still until set or advanced. Default: false. */
@@ -24,9 +24,9 @@ export interface ClockState {
 }
 
 /** The earliest instant the clock can show: 1970-01-01T00:00:00Z (JWT times are seconds since then). */
-export const MIN_INSTANT_MS = 0;
+const MIN_INSTANT_MS = 0;
 /** The latest instant the clock can show: 9999-12-31T23:59:59Z (the last one ISO-8601 writes in 4 digits). */
-export const MAX_INSTANT_MS = 253_402_300_799_000;
+const MAX_INSTANT_MS = 253_402_300_799_000;
 
 /** A time outside what the clock can show (1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z), or not a time at all. */
 export class ClockRangeError extends RangeError {

@@ -29,7 +29,7 @@ import { openStore } from './store/open.js';
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
 
 /** A fixtures file path, or fixtures as an object. */
-export type FixturesSource = string | FixturesInput;
+type FixturesSource = string | FixturesInput;
 
 export interface MockIdpOptions {
   /**
@@ -80,7 +80,7 @@ export interface MockIdpOptions {
 }
 
 /** One realm of a running server. */
-export interface MockIdpRealm {
+interface MockIdpRealm {
   /** The realm name (the fixtures' `realm`). */
   name: string;
   /** Realm base URL (the issuer for requests to `url`). */
@@ -167,7 +167,7 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
   return closed.finally(stop);
 }
 
-export async function loadAnyFixtures(fixtures: FixturesSource | undefined): Promise<LoadedFixtures> {
+async function loadAnyFixtures(fixtures: FixturesSource | undefined): Promise<LoadedFixtures> {
   if (fixtures === undefined) return loadFixturesFile(DEFAULT_FIXTURES);
   return typeof fixtures === 'string' ? loadFixturesFile(fixtures) : fixturesFromObject(fixtures);
 }
@@ -231,7 +231,7 @@ function expressMessages(): {
 }
 
 /** Builds the providers of every realm of the options (the first first), without listening. */
-export async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
+async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
   const { realms, several } = await loadRealmsOf(options);
   return Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend)));
 }

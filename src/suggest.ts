@@ -1,7 +1,7 @@
 // "Did you mean …?": the closest known word to a typo, for unknown commands, fixture keys and flags.
 
 /** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
   for (let j = 0; j <= b.length; j++) (d[0] as number[])[j] = j;
   for (let i = 1; i <= a.length; i++) {
@@ -21,7 +21,7 @@ export function editDistance(a: string, b: string): number {
  * The known word closest to `word`, when it is close enough to be a typo: case aside, at most a third of
  * its letters edited (at least one edit allowed), and no tie with another word at the same distance.
  */
-export function closest(word: string, known: Iterable<string>): string | undefined {
+function closest(word: string, known: Iterable<string>): string | undefined {
   const limit = Math.max(1, Math.floor(word.length / 3));
   let best: string | undefined;
   let bestDistance = Infinity;

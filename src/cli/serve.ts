@@ -25,12 +25,12 @@ export interface ServeOptions {
   store?: string;
 }
 
-export interface ServeIo {
+interface ServeIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
 }
 
-export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
+function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
   return {
     port: o.port,
     host: o.host,
@@ -50,7 +50,7 @@ export function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
 }
 
 /** A realm's ready line: the realm base URL to reach it, and the issuer when one is fixed elsewhere. */
-export function readyLine(realm: ListeningRealm): string {
+function readyLine(realm: ListeningRealm): string {
   const local = `${realm.url}${realmBasePath(realm.name)}`;
   return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
 }
@@ -69,7 +69,7 @@ function builtinsLine(): string | undefined {
 }
 
 /** How long SIGINT/SIGTERM lets requests in flight finish before their connections are closed. */
-export const DRAIN_MS = 10_000;
+const DRAIN_MS = 10_000;
 
 /**
  * Starts the server and prints the ready line. The signal handlers and the file watcher are in place

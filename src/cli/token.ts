@@ -6,7 +6,7 @@ import { realmBasePath } from '../realm/paths.js';
 import { CliError, EXIT } from './exit.js';
 
 /** Offline tokens name this origin unless an issuer is fixed: the default `serve` address, as its ready line shows it. */
-export const OFFLINE_ORIGIN = 'http://127.0.0.1:8080';
+const OFFLINE_ORIGIN = 'http://127.0.0.1:8080';
 
 export interface TokenOptions {
   type: MintTokenType;
@@ -53,7 +53,7 @@ export function toMintRequest(o: TokenOptions): MintRequest {
 }
 
 /** `--server`: a realm base URL (…/realms/NAME) is used as is; an origin means realm `mock`. */
-export function realmBaseOf(server: string): string {
+function realmBaseOf(server: string): string {
   const url = new URL(server);
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/realms\/[^/]+$/.test(path)) return `${url.origin}${path}`;

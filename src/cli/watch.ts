@@ -10,12 +10,12 @@ import { replaceFixtures } from '../fixtures/replace.js';
 /** Editors write in bursts (truncate, write, rename): wait this long after the last event. */
 const DEBOUNCE_MS = 150;
 
-export interface WatchIo {
+interface WatchIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
 }
 
-export interface FixturesWatcher {
+interface FixturesWatcher {
   /**
    * Starts reloading into `p`. Changes seen since watching began are not lost: the file is compared at
    * once with the text `p` was loaded from.

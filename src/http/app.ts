@@ -14,7 +14,7 @@ import { requestOrigin } from './origin.js';
 import { createRealmRouter, type RealmHooks } from './realm-router.js';
 
 /** A realm served by the app: its state and its router's hooks. */
-export interface ServedRealm {
+interface ServedRealm {
   provider: Provider;
   hooks?: RealmHooks;
 }

@@ -13,7 +13,7 @@ interface HttpError {
   expose?: boolean;
 }
 
-export function sendOAuthError(res: Response, err: OAuthError): void {
+function sendOAuthError(res: Response, err: OAuthError): void {
   sendJson(res, err.status, err.toJSON(), {
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',

@@ -6,7 +6,7 @@ import express from 'express';
 /** The largest form body the endpoints read, in bytes. */
 export const FORM_LIMIT = 64 * 1024;
 /** The most `&`-separated parameters a form body may have. */
-export const FORM_PARAMETERS = 100;
+const FORM_PARAMETERS = 100;
 
 export const formBody = express.urlencoded({
   extended: false,

@@ -52,7 +52,7 @@ export function sendErrorPage(res: Response, status: number, message: string): v
   );
 }
 
-export interface LoggedOutPage {
+interface LoggedOutPage {
   /** Front-channel logout URIs, each loaded in a hidden iframe. */
   frames: string[];
   /** Where to go once the frames have loaded (post_logout_redirect_uri with state). */
@@ -94,11 +94,11 @@ export function sendLoggedOutPage(res: Response, page: LoggedOutPage = { frames:
 }
 
 /** A national id as the login page shows it: the birth date part, the personal number masked (DDMMYY*****). */
-export function maskNationalId(nnin: string): string {
+function maskNationalId(nnin: string): string {
   return /^\d{11}$/.test(nnin) ? `${nnin.slice(0, 6)}*****` : nnin;
 }
 
-export interface LoginPage {
+interface LoginPage {
   /** The authorize endpoint the form posts back to. */
   action: string;
   /** The authorize request's parameters, repeated as hidden fields. */
@@ -159,7 +159,7 @@ export function sendFormPost(res: Response, redirectUri: string, fields: Record<
 
 const FORM_POST_SCRIPT = 'document.forms[0].submit()';
 
-export interface SecurityHeaderOptions {
+interface SecurityHeaderOptions {
   /**
    * Origins that may frame the page (the session iframe pages: a client's web origins).
    * Default: none, and `X-Frame-Options: DENY`; given, CSP `frame-ancestors` lists them and

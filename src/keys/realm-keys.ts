@@ -6,7 +6,7 @@ import { takeEphemeralKey } from './ephemeral.js';
 import { parsePrivateKey, readPrivateKeyFile } from './load-key.js';
 
 /** Stores a value shared by every process of the realm (a Redis store), or undefined: the key is the process's own. */
-export type ShareValue = (
+type ShareValue = (
   name: string,
   make: () => Promise<string>,
   valid: (value: string) => boolean,

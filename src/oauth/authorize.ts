@@ -26,7 +26,7 @@ export const RESPONSE_TYPES = [
   'code token',
   'code id_token token',
 ] as const;
-export type ResponseType = (typeof RESPONSE_TYPES)[number];
+type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 /** The words of a response_type in canonical order, or undefined for a combination that is not supported. */
 export function parseResponseType(value: string): ResponseType | undefined {
@@ -74,10 +74,10 @@ export interface AuthorizeRequest {
 }
 
 const PROMPTS = ['none', 'login', 'consent', 'select_account'] as const;
-export type Prompt = (typeof PROMPTS)[number];
+type Prompt = (typeof PROMPTS)[number];
 
 /** `prompt` (OIDC Core 3.1.2.1): space-separated known values; `none` stands alone. */
-export function parsePrompt(value: string | undefined): Set<Prompt> {
+function parsePrompt(value: string | undefined): Set<Prompt> {
   const prompt = new Set<Prompt>();
   for (const part of (value ?? '').split(' ')) {
     if (part === '') continue;

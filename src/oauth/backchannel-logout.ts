@@ -6,9 +6,9 @@ import type { RealmContext } from '../realm/context.js';
 import { signRs256 } from '../tokens/sign.js';
 import type { Session } from '../store/state-store.js';
 
-export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
-export interface BackchannelOptions {
+interface BackchannelOptions {
   /** Attempts per client. Default: 3. */
   attempts?: number;
   /** Time one attempt may take, ms. Default: 5000. */
@@ -18,7 +18,7 @@ export interface BackchannelOptions {
 }
 
 /** The logout_token of OIDC Back-Channel Logout 1.0 §2.4 for one client of a session. */
-export async function logoutToken(p: RealmContext, session: Session, clientId: string): Promise<string> {
+async function logoutToken(p: RealmContext, session: Session, clientId: string): Promise<string> {
   const now = p.clock.nowSeconds();
   const client = p.realm.clients.get(clientId);
   // The sub this client knows the user by (pairwise for a pairwise client).

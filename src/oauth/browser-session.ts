@@ -7,14 +7,14 @@ import { hmacKey, signHs256 } from '../tokens/sign.js';
 import type { Session } from '../store/state-store.js';
 
 /** HttpOnly: names the session (a JWT signed with the realm secret, as Keycloak's). */
-export const IDENTITY_COOKIE = 'KEYCLOAK_IDENTITY';
+const IDENTITY_COOKIE = 'KEYCLOAK_IDENTITY';
 /** Readable by the session iframe: the browser state, SHA-256 of the session id (as Keycloak 26.1+). */
-export const SESSION_COOKIE = 'KEYCLOAK_SESSION';
+const SESSION_COOKIE = 'KEYCLOAK_SESSION';
 
 const IDENTITY_TYP = 'Serialized-ID';
 
 /** The OP browser state of OIDC Session Management: base64url(SHA-256(session id)), the KEYCLOAK_SESSION value. */
-export function browserState(sessionId: string): string {
+function browserState(sessionId: string): string {
   return hash('sha256', sessionId, 'base64url');
 }
 
@@ -77,7 +77,7 @@ export async function browserSession(
   return user?.sub === session.sub ? session : undefined;
 }
 
-export interface CookieScope {
+interface CookieScope {
   /** The realm base URL: its path scopes the cookies, its scheme decides SameSite and Secure. */
   issuer: string;
 }

@@ -9,17 +9,17 @@ import { explained, invalidClient, invalidRequest, OAuthError } from './errors.j
 import type { Params } from './params.js';
 import { ASSERTION_TOLERANCE_S } from '../store/state-store.js';
 
-export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const INVALID_CREDENTIALS = 'Invalid client or Invalid client credentials';
 
-export interface ClientAuthInput {
+interface ClientAuthInput {
   authorization: string | undefined;
   params: Params;
   /** Audiences an assertion may name: the issuer, the token endpoint, the endpoint called. */
   audiences: string[];
 }
 
-export interface AuthenticatedClient {
+interface AuthenticatedClient {
   client: Client;
   method: AuthMethod;
 }

@@ -13,7 +13,7 @@ import { parseResponseType, RESPONSE_TYPES } from './authorize.js';
 import { OAuthError } from './errors.js';
 
 /** Most redirect URIs (and post-logout redirect URIs) one client may register. */
-export const MAX_REDIRECT_URIS = 100;
+const MAX_REDIRECT_URIS = 100;
 
 /** Informational metadata kept and echoed as given (strings). */
 const INFO_FIELDS = [

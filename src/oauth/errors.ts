@@ -24,12 +24,12 @@ export type OAuthErrorCode =
   | 'Realm does not exist';
 
 /** A code a tester injects through POST /mock/faults: any string, sent as given. */
-export type InjectedErrorCode = string & { readonly injected: unique symbol };
+type InjectedErrorCode = string & { readonly injected: unique symbol };
 
 /** Marks a tester's code from POST /mock/faults as one the server sends as given. */
 export const injected = (code: string): InjectedErrorCode => code as InjectedErrorCode;
 
-export type ErrorCode = OAuthErrorCode | InjectedErrorCode;
+type ErrorCode = OAuthErrorCode | InjectedErrorCode;
 
 export class OAuthError extends Error {
   override name = 'OAuthError';

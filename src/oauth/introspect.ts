@@ -12,7 +12,7 @@ const TOKEN_TYPE: Record<VerifiedToken['kind'], string> = {
   proof: 'Proof',
 };
 
-export const INACTIVE = Object.freeze({ active: false });
+const INACTIVE = Object.freeze({ active: false });
 
 /**
  * nnin_altsub goes only to an eligible caller, whatever client got the token: from the access token's scopes,

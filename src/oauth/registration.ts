@@ -11,9 +11,9 @@ import { z } from 'zod';
 import { AUTH_METHODS, GRANT_TYPES } from '../fixtures/schema.js';
 
 /** Most clients one realm holds by registration; delete some, or replace the fixtures, to register more. */
-export const MAX_REGISTERED_CLIENTS = 1000;
+const MAX_REGISTERED_CLIENTS = 1000;
 
-export interface RegistrationContext {
+interface RegistrationContext {
   realm: Realm;
   ids: Ids;
   clock: Clock;
@@ -25,7 +25,7 @@ export interface RegistrationContext {
 }
 
 /** A registered client as a shared store keeps it: what rebuilds the same client at another replica. */
-export interface RegistrationRecord {
+interface RegistrationRecord {
   id: string;
   secret?: string;
   /** SHA-256 of the registration access token, base64url. */

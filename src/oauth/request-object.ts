@@ -15,7 +15,7 @@ import { Params } from './params.js';
 import { ASSERTION_TOLERANCE_S } from '../store/state-store.js';
 import { fetchRequestUri, type RequestUriLimits } from './request-uri.js';
 
-export interface RequestObjectContext {
+interface RequestObjectContext {
   /** The client the query's client_id names (its `jwks` verifies RS256 objects). */
   client: Client;
   /** The realm base URL: an object's `aud`, when present, must name it. */
@@ -56,7 +56,7 @@ export async function withRequestObject(params: Params, ctx: RequestObjectContex
 }
 
 /** Verifies a request object: alg none or RS256 by the client's jwks; iss, aud, client_id and times. */
-export async function verifyRequestObject(jwt: string, ctx: RequestObjectContext): Promise<JWTPayload> {
+async function verifyRequestObject(jwt: string, ctx: RequestObjectContext): Promise<JWTPayload> {
   const { client } = ctx;
   const parts = jwt.split('.').length;
   if (parts === 5) throw invalidObject('encrypted request objects (JWE) are not supported');

@@ -4,7 +4,7 @@ import { OAuthError } from './errors.js';
 /** How long the whole fetch (answer and body) may take, ms. */
 export const REQUEST_URI_TIMEOUT_MS = 5000;
 /** The largest request object a request_uri may answer, bytes. */
-export const REQUEST_URI_MAX_BYTES = 64 * 1024;
+const REQUEST_URI_MAX_BYTES = 64 * 1024;
 
 export interface RequestUriLimits {
   /** Default: {@link REQUEST_URI_TIMEOUT_MS}. */

@@ -24,7 +24,7 @@ export interface TokenResponse {
   idp_proof?: string;
 }
 
-export interface IssueOptions {
+interface IssueOptions {
   issuer: string;
   /** Whether an ID token is issued (openid granted and not client_credentials). */
   idToken: boolean;

@@ -22,7 +22,7 @@ export const instantMs = z.union([z.number(), z.string().min(1)]).transform((val
 });
 
 /** One line per problem: `field: message`, so a typo in a script is found at once. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .flatMap((issue) => {
       const path = issue.path.filter((p) => typeof p !== 'symbol').join('.');

@@ -10,7 +10,7 @@ export type MintTokenType = (typeof MINT_TOKEN_TYPES)[number];
 export type MintSignature = (typeof MINT_SIGNATURES)[number];
 
 /** A time claim as asked for: seconds from the mock clock's now, or an absolute epoch second. */
-export type TimeSpec = { fromNow: number } | { epoch: number };
+type TimeSpec = { fromNow: number } | { epoch: number };
 
 /** `+N` / `-N` (a string with a sign): N seconds from the mock clock's now, as `--expires-in` counts. */
 export const RELATIVE_TIME = /^[+-]\d+$/;

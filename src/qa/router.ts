@@ -42,7 +42,7 @@ export interface QaApi {
   mint(issuer: string, request: unknown): Promise<MintedToken>;
 }
 
-export interface QaApiOptions extends QaAccess {
+interface QaApiOptions extends QaAccess {
   /** false: no /mock routes at all (404), nothing can mint, move the clock or change fixtures. Default: true. */
   enabled?: boolean;
 }

@@ -6,11 +6,11 @@ import type { Session } from '../store/state-store.js';
 import type { Provider } from '../realm/provider.js';
 
 /** The largest page `limit` takes; a page without `limit` (only a cursor) has DEFAULT_LIMIT. */
-export const MAX_LIMIT = 1000;
-export const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
 
 /** A listed session: `sub` as its client sees it (pairwise), the realm's own `localSub`, each client's `subs`. */
-export interface SessionView extends Session {
+interface SessionView extends Session {
   localSub: string;
   subs: Record<string, string>;
 }
@@ -18,12 +18,12 @@ export interface SessionView extends Session {
 const CURSOR_VERSION = '1 ';
 
 /** An opaque cursor: the position after the session id `id` (base64url, versioned). */
-export function encodeCursor(id: string): string {
+function encodeCursor(id: string): string {
   return Buffer.from(CURSOR_VERSION + id, 'utf8').toString('base64url');
 }
 
 /** The session id a cursor of encodeCursor() names; undefined for anything else. */
-export function decodeCursor(cursor: string): string | undefined {
+function decodeCursor(cursor: string): string | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!text.startsWith(CURSOR_VERSION) || text.length === CURSOR_VERSION.length) return undefined;
@@ -41,7 +41,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   return value;
 }
 
-export interface PageQuery {
+interface PageQuery {
   limit: number;
   /** The id the page starts after; undefined for the first page. */
   after: string | undefined;
@@ -51,7 +51,7 @@ export interface PageQuery {
  * `?limit=&cursor=`: undefined when neither is given (the whole list, as before pages existed); a bad
  * `limit` or `cursor` is an invalid_request naming it.
  */
-export function parsePageQuery(query: Record<string, unknown>): PageQuery | undefined {
+function parsePageQuery(query: Record<string, unknown>): PageQuery | undefined {
   const limit = single(query, 'limit');
   const cursor = single(query, 'cursor');
   if (limit === undefined && cursor === undefined) return undefined;
@@ -75,7 +75,7 @@ export function parsePageQuery(query: Record<string, unknown>): PageQuery | unde
 }
 
 /** A session as GET /mock/sessions lists it: the subs as its clients see them (pairwise subjects). */
-export function sessionView(p: Provider, session: Session): SessionView {
+function sessionView(p: Provider, session: Session): SessionView {
   const serviceAccount = session.username === undefined;
   const seenBy = (clientId: string): string => {
     const client = p.realm.clients.get(clientId);

@@ -4,7 +4,7 @@ import { describeRefusal } from '../oauth/refusal.js';
 import type { Provider } from '../realm/provider.js';
 import { verifyToken } from '../tokens/verify.js';
 
-export interface TokenVerdict {
+interface TokenVerdict {
   /** Whether this realm accepts the token now (signature, issuer, times by the mock clock, revocation, session). */
   valid: boolean;
   /** Why not, in words; or what kind of token it is when valid. */

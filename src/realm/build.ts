@@ -10,7 +10,7 @@ import { Provider } from './provider.js';
 import { shareQaState } from './shared-state.js';
 
 /** The server options a realm is built from (startMockIdp's options of the same names). */
-export interface RealmOptions {
+interface RealmOptions {
   clock?: string | number | Date;
   frozen?: boolean;
   seed?: string;

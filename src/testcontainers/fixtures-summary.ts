@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import type { FlowClient } from '../flows/token-flow.js';
 import { MockIdpContainerError } from './errors.js';
 
-export interface FixturesSummary {
+interface FixturesSummary {
   realm: string;
   issuer: string | undefined;
   clients: Map<string, FlowClient>;
@@ -35,7 +35,7 @@ function clientsOf(value: unknown): Map<string, FlowClient> {
   return clients;
 }
 
-export const DEFAULT_REALM = 'mock';
+const DEFAULT_REALM = 'mock';
 
 /** The realm and fixed issuer of a fixtures file; the server itself validates everything else. */
 export async function readFixturesSummary(path: string): Promise<FixturesSummary> {

@@ -29,7 +29,7 @@ export interface Stamp {
 export type Claims = Record<string, unknown>;
 
 /** What a grant's audiences and roles are. */
-export interface Access {
+interface Access {
   aud: string[];
   realmRoles: string[];
   resourceAccess: Record<string, { roles: string[] }>;
@@ -50,7 +50,7 @@ function derivedOf(realm: Realm, grant: Grant): Derived {
 }
 
 /** realm_access, resource_access and the audiences of a grant. */
-export function accessOf(realm: Realm, grant: Grant): Access {
+function accessOf(realm: Realm, grant: Grant): Access {
   // Keyed by client ids from the fixtures: a Map, so an id like "constructor" is data, not Object.prototype.
   const byResource = new Map<string, string[]>();
   const add = (resource: string, roles: readonly string[]): void => {

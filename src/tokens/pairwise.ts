@@ -9,7 +9,7 @@ import type { Grant } from './claims.js';
  * OIDC Core 8.1's `sub = SHA-256(sector_identifier || local_sub || salt)`, UUID-shaped as Keycloak's SHA-256
  * pairwise mapper gives it.
  */
-export function pairwiseSub(sector: string, localSub: string, salt: string): string {
+function pairwiseSub(sector: string, localSub: string, salt: string): string {
   return nameUuid('pairwise', sector, localSub, salt);
 }
 

@@ -1,7 +1,7 @@
 // Which user claim goes into which token: the interface document's "Appears in" column.
 import type { Realm, Subject } from '../fixtures/realm.js';
 
-export type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
+type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
 
 const BOTH: ClaimTarget[] = ['access', 'id', 'userinfo', 'introspection'];
 const ID_ONLY: ClaimTarget[] = ['id', 'userinfo'];
@@ -48,7 +48,7 @@ const RESERVED = new Set([
   'amr',
 ]);
 
-export interface ReleaseContext {
+interface ReleaseContext {
   realm: Realm;
   subject: Subject;
   /** Granted scopes. */

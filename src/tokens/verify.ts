@@ -37,7 +37,7 @@ export type Refusal =
 export type RefusalReason = Refusal['reason'];
 
 /** The outcome of {@link verifyToken}, with the decoded header and claims (null when the text is not a JWT). */
-export type Verification =
+type Verification =
   | { ok: true; token: VerifiedToken; header: Record<string, unknown>; claims: Record<string, unknown> }
   | {
       ok: false;
@@ -53,7 +53,7 @@ export function sessionIdOf(claims: Record<string, unknown>): string | undefined
 }
 
 /** The `typ` values of each kind (a Map: a claim value must not reach Object.prototype). */
-export const TYPS_OF_KIND: ReadonlyMap<OwnTokenKind, readonly string[]> = new Map([
+const TYPS_OF_KIND: ReadonlyMap<OwnTokenKind, readonly string[]> = new Map([
   ['access', ['Bearer']],
   ['id', ['ID']],
   ['refresh', ['Refresh', 'Offline']],
@@ -64,7 +64,7 @@ const KIND_BY_TYP = new Map<unknown, OwnTokenKind>(
   [...TYPS_OF_KIND].flatMap(([kind, typs]) => typs.map((typ) => [typ, kind] as const)),
 );
 
-export function kindOfTyp(typ: unknown): OwnTokenKind | undefined {
+function kindOfTyp(typ: unknown): OwnTokenKind | undefined {
   return KIND_BY_TYP.get(typ);
 }
 
@@ -74,7 +74,7 @@ export function fixedIssuerOf(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>):
 }
 
 /** Same realm: the fixed issuer exactly, or any origin with this realm's path (Docker port mapping). */
-export function isOurIssuer(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>, iss: unknown): boolean {
+function isOurIssuer(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>, iss: unknown): boolean {
   if (typeof iss !== 'string') return false;
   const fixed = fixedIssuerOf(ctx);
   if (fixed !== undefined) return iss === fixed;

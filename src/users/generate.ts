@@ -8,7 +8,7 @@ import { permuteSixDigits, SeededRandom } from './random.js';
 
 /** At most this many users: the altsub and serial numbers have six free digits. */
 export const MAX_USERS = 1_000_000;
-export const POLICY_OID = '2.16.578.1.16.1.12.1.1';
+const POLICY_OID = '2.16.578.1.16.1.12.1.1';
 const DAY_MS = 86_400_000;
 /** Birth dates from 1940 to 2005: adults, all with an individual number of the 1900s or 2000s. */
 const FIRST_BIRTH_DAY = Date.UTC(1940, 0, 1) / DAY_MS;
@@ -28,7 +28,7 @@ const BANKS = [
   originator: `CN=IdP - ${bank.name} - Bank CA 3,OU=${bank.orgNumber},O=${bank.name} AS,C=NO;OriginatorId=${bank.originatorId};OriginatorName=BINAS`,
 }));
 
-export interface CertInfo {
+interface CertInfo {
   certValidFrom: number;
   certValidTo: number;
   serialNumber: string;

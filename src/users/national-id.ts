@@ -4,7 +4,7 @@
 const WEIGHTS_1 = [3, 7, 6, 1, 8, 9, 4, 5, 2] as const;
 const WEIGHTS_2 = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2] as const;
 /** Added to the month of a synthetic person's number (Skatteetaten's test persons). */
-export const SYNTHETIC_MONTH_OFFSET = 80;
+const SYNTHETIC_MONTH_OFFSET = 80;
 
 /** The check digit over `digits` with `weights`, or undefined where the remainder leaves 10 (no number). */
 function checkDigit(digits: readonly number[], weights: readonly number[]): number | undefined {

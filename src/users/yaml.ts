@@ -7,7 +7,7 @@ import type { SyntheticUser } from './generate.js';
 const PLAIN = /^[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9 .-]*[A-Za-zÀ-ÖØ-öø-ÿ0-9]$/;
 const KEYWORD = /^(?:true|false|null|yes|no|on|off|y|n|nan|inf)$/i;
 
-export function yamlString(value: string): string {
+function yamlString(value: string): string {
   if (PLAIN.test(value) && !KEYWORD.test(value)) return value;
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;
 }

@@ -8,7 +8,7 @@ import { issuerOf, sendJson } from '../context.js';
 import type { RealmContext } from '../../realm/context.js';
 
 /** `scopes`: the realm's scopes (built-in and from the fixtures), for `scopes_supported`. */
-export function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {
+function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: issuer + PATHS.auth,

@@ -15,7 +15,7 @@ import { issuerOf, noteForLog, sendJson } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
 
 /** The registration body's limit, as the form endpoints'. */
-export const REGISTRATION_BODY_LIMIT = '64kb';
+const REGISTRATION_BODY_LIMIT = '64kb';
 
 /** Reads the body as bytes whatever its type, so a wrong Content-Type gets its own answer. */
 export const registrationBody = express.raw({ type: () => true, limit: REGISTRATION_BODY_LIMIT });
