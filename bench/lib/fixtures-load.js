@@ -74,7 +74,7 @@ async function timeCheck(file, runs) {
  * Loading `file` inside a fresh process, as `check` does, without Node's start and the CLI's load: wall
  * time, and CPU time of the process (all its threads, GC included), best of `runs`. CPU time says what a
  * busy shared machine does to the wall time. `nodeFlags`: none by default, as a library user's process
- * (startMockIdp in a test runner) runs; the binary's heap flags are not theirs to set.
+ * (startMockIdp in a test runner) runs.
  */
 async function timeLoadInProcess(file, runs, nodeFlags = []) {
   const script = `

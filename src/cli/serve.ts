@@ -55,19 +55,6 @@ function readyLine(realm: ListeningRealm): string {
   return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
 }
 
-/**
- * `MOCK_IDP_DEBUG=modules`: after the ready line, the Node built-in modules loaded by then (what tests use
- * to see that a start leaves the ones it does not need, such as node:worker_threads, for later).
- */
-function builtinsLine(): string | undefined {
-  if (!(process.env['MOCK_IDP_DEBUG'] ?? '').split(',').includes('modules')) return undefined;
-  const loaded = (process as { moduleLoadList?: string[] }).moduleLoadList ?? [];
-  const names = loaded
-    .filter((m) => m.startsWith('NativeModule ') && !m.startsWith('NativeModule internal/'))
-    .map((m) => m.slice(13));
-  return `mock-idp debug: modules: built-ins loaded at the ready line: ${names.join(' ')}`;
-}
-
 /** How long SIGINT/SIGTERM lets requests in flight finish before their connections are closed. */
 const DRAIN_MS = 10_000;
 
@@ -112,8 +99,6 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
     // The ready lines as soon as the server listens (with an ephemeral key, before it is made).
     idp = await serveMockIdp(toMockIdpOptions(options), (realms) => {
       for (const realm of realms) io.stdout(readyLine(realm));
-      const builtins = builtinsLine();
-      if (builtins !== undefined) io.stderr(builtins);
     });
   } catch (err) {
     closeWatchers();

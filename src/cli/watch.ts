@@ -1,6 +1,6 @@
 // `serve --watch`: reload the fixtures file when it changes; a broken edit keeps the last good fixtures.
 import { watch } from 'node:fs';
-import { readTextFile } from '../read-file.js';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { FixturesError } from '../fixtures/errors.js';
 import { digestOf } from '../fixtures/load.js';
@@ -42,7 +42,7 @@ export function watchFixtures(file: string, io: WatchIo): FixturesWatcher {
   const reload = async (p: Provider): Promise<void> => {
     let text: string;
     try {
-      text = await readTextFile(path);
+      text = await readFile(path, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       io.stderr(`mock-idp: ${file}: cannot read (${code}); keeping the last good fixtures`);

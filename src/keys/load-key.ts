@@ -1,6 +1,6 @@
 // Reading private RSA keys given as PEM (PKCS#8 or PKCS#1) or JWK, from text or a file.
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { readTextFile } from '../read-file.js';
+import { readFile } from 'node:fs/promises';
 
 export class KeyLoadError extends Error {
   readonly code = 'ERR_KEY_INVALID' as const;
@@ -63,7 +63,7 @@ export function parsePrivateKey(input: string | Record<string, unknown>, source 
 export async function readPrivateKeyFile(path: string): Promise<KeyObject> {
   let text: string;
   try {
-    text = await readTextFile(path);
+    text = await readFile(path, 'utf8');
   } catch (err) {
     throw new KeyLoadError(
       `${path}: cannot read key (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,

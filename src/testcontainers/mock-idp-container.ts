@@ -21,7 +21,7 @@ export const MOCK_IDP_BASE_IMAGE = 'node:22-bookworm-slim';
 /** This package's root (dist/testcontainers → ../..): bin/, the bundled CLI and the default fixtures. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP_DIR = '/app';
-/** As the Dockerfile's ENTRYPOINT: node without flags (the server sets its heap flags itself). */
+/** As the Dockerfile's ENTRYPOINT. */
 const NODE_ENTRYPOINT = ['node'];
 
 /** The port the image listens on (`PORT` in the Dockerfile). */
