@@ -16,8 +16,9 @@ const line = (/** @type {string[]} */ cells) => `| ${cells.join(' | ')} |`;
 const row = (/** @type {string} */ label, /** @type {(x: any) => string} */ f) =>
   line([label, ...servers.map(f)]);
 const conn = r.mockIdp?.clientCredentials?.connections ?? 16;
-// The bench starts only mock-idp cold, so the other two columns of that row stay empty.
+// The bench starts mock-idp and oauth2-mock-server cold (the bare server issues no token of its own making).
 const firstToken = fmt(r.coldStart?.spawnToFirstTokenMs?.median, ' ms');
+const peerFirstToken = fmt(r.coldStart?.peerSpawnToFirstTokenMs?.median, ' ms');
 
 console.log(
   [
@@ -32,7 +33,7 @@ console.log(
       `spawn → first client_credentials token, median of ${r.coldStart?.runs ?? 7}`,
       firstToken,
       '—',
-      '—',
+      peerFirstToken,
     ]),
   ].join('\n'),
 );
