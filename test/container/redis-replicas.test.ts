@@ -3,6 +3,7 @@
 // at one container is exchanged at the other; a logout at the other ends the session at the first.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockIdpContainer, type StartedMockIdpContainer } from '../../src/testcontainers/index.js';
 import { authorize, exchangeCode, WEB_APP } from '../helpers/bundled.js';
@@ -14,16 +15,31 @@ import { containerTestsSkipReason, skipContainerTests } from './docker.js';
 /** Redis listens beyond loopback (on the bridge's gateway) for this test: with a password. */
 const PASSWORD = 'container-test';
 
-/** The host's address on Docker's default bridge network, where containers reach the host. */
+/**
+ * The host's address on Docker's default bridge network, where containers reach the host: the network's
+ * Gateway, else (an engine that leaves it out of `network inspect`) docker0's address, else the subnet's
+ * first host, which Docker gives the bridge.
+ */
 function bridgeGateway(): string {
   // Debian's client first, as docker.ts runs it.
   const binary = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
-  const format = '{{(index .IPAM.Config 0).Gateway}}';
-  const docker = spawnSync(binary, ['network', 'inspect', 'bridge', '-f', format], { encoding: 'utf8' });
-  const gateway = docker.stdout.trim();
-  if (docker.status !== 0 || !/^\d+\.\d+\.\d+\.\d+$/.test(gateway))
-    throw new Error(`cannot find the Docker bridge's gateway: ${docker.stderr || gateway}`);
-  return gateway;
+  const docker = spawnSync(binary, ['network', 'inspect', 'bridge', '-f', '{{json .IPAM.Config}}'], {
+    encoding: 'utf8',
+  });
+  const ipv4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/;
+  let config: { Gateway?: string; Subnet?: string }[] = [];
+  try {
+    config = JSON.parse(docker.stdout) as typeof config;
+  } catch {
+    // no JSON: the engine's answer is in the error below
+  }
+  const ofBridge = config.find((c) => ipv4.test(c.Gateway ?? ''))?.Gateway;
+  if (ofBridge !== undefined) return ofBridge;
+  const docker0 = networkInterfaces()['docker0']?.find((a) => a.family === 'IPv4')?.address;
+  if (docker0 !== undefined) return docker0;
+  const subnet = config.map((c) => /^(\d+\.\d+\.\d+\.)0\/\d+$/.exec(c.Subnet ?? '')).find((m) => m !== null);
+  if (subnet?.[1] !== undefined) return `${subnet[1]}1`;
+  throw new Error(`cannot find the Docker bridge's gateway: ${docker.stderr || docker.stdout}`);
 }
 
 describe.skipIf(skipContainerTests || SKIP_REDIS)(
