@@ -1,7 +1,6 @@
 // The authorize request: validation steps and the front-channel response (code, tokens), apart from HTTP.
 import type { Client, Subject } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
-import { sessionStateFor } from './browser-session.js';
 import type { Session } from '../store/state-store.js';
 import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
 import { halfHash, signRs256 } from '../tokens/sign.js';
@@ -217,7 +216,8 @@ export function sessionSatisfies(req: AuthorizeRequest, session: Session, now: n
 
 /**
  * The authorize response for `session`, as its response type asks: a stored code, a front-channel access
- * token (no refresh token), an ID token with c_hash, at_hash and s_hash; always session_state and iss.
+ * token (no refresh token), an ID token with c_hash, at_hash and s_hash; always session_state (the session
+ * id, as Keycloak writes it: the same for every sign-in of one browser session) and iss.
  */
 export async function issueAuthorizeResponse(
   p: RealmContext,
@@ -229,10 +229,9 @@ export async function issueAuthorizeResponse(
   const now = p.clock.nowSeconds();
   const { tokens } = p.realm;
   const sessionId = session.id;
-  const sessionState = sessionStateFor(req.client.id, req.redirectUri, sessionId, p.ids.opaque('salt', 12));
   const out: Record<string, string> = {};
   if (req.state !== undefined) out['state'] = req.state;
-  out['session_state'] = sessionState;
+  out['session_state'] = sessionId;
   out['iss'] = issuer;
   let code: string | undefined;
   if (hasWord(req.responseType, 'code')) {
@@ -243,7 +242,6 @@ export async function issueAuthorizeResponse(
       redirectUri: req.redirectUri,
       scopes: req.scopes,
       sessionId,
-      sessionState,
       username: user.username,
       expiresAt: now + tokens.codeLifespan,
       ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
@@ -260,7 +258,6 @@ export async function issueAuthorizeResponse(
     serviceAccount: false,
     scopes: req.scopes,
     sessionId,
-    sessionState,
     authTime: session.authTime,
     ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
   });

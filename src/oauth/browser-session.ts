@@ -1,4 +1,4 @@
-// The browser half of a session: Keycloak's session cookies, and OIDC Session Management's session_state.
+// The browser half of a session: Keycloak's session cookies, and the session iframe's comparison.
 import { hash } from 'node:crypto';
 import { parse as parseCookies } from 'cookie';
 import { jwtVerify } from 'jose';
@@ -18,37 +18,13 @@ function browserState(sessionId: string): string {
   return hash('sha256', sessionId, 'base64url');
 }
 
-function stateHash(clientId: string, origin: string, sessionId: string, salt: string): string {
-  return hash('sha256', `${clientId} ${origin} ${browserState(sessionId)} ${salt}`, 'hex');
-}
-
 /**
- * `session_state` as OIDC Session Management 1.0 §3 computes it: SHA-256 over client id, the origin of
- * the redirect URI, the browser state and a salt, then `.salt`.
+ * Whether what a relying party holds still describes the browser's session: its `session_state`, which is
+ * the session id (`sid`) as Keycloak writes it, and what keycloak-js sends. No session: only an empty value
+ * is unchanged.
  */
-export function sessionStateFor(
-  clientId: string,
-  redirectUri: string,
-  sessionId: string,
-  salt: string,
-): string {
-  return `${stateHash(clientId, new URL(redirectUri).origin, sessionId, salt)}.${salt}`;
-}
-
-/**
- * Whether what a relying party holds still describes the browser's session: a `session_state` (hash.salt)
- * or, as keycloak-js sends it, the session id (`sid`). No session: only an empty value is unchanged.
- */
-export function sessionUnchanged(
-  clientId: string,
-  origin: string,
-  held: string,
-  sessionId: string | undefined,
-): boolean {
-  if (sessionId === undefined) return held === '';
-  const dot = held.lastIndexOf('.');
-  if (dot < 0) return held === sessionId;
-  return held.slice(0, dot) === stateHash(clientId, origin, sessionId, held.slice(dot + 1));
+export function sessionUnchanged(held: string, sessionId: string | undefined): boolean {
+  return held === (sessionId ?? '');
 }
 
 /**

@@ -74,7 +74,7 @@ export async function issueTokenSet(
     token_type: tokens.tokenType,
     ...(id_token !== undefined ? { id_token } : {}),
     'not-before-policy': tokens.notBeforePolicy,
-    ...(tokens.sessionStateInResponse ? { session_state: grant.sessionState ?? grant.sessionId } : {}),
+    ...(tokens.sessionStateInResponse ? { session_state: grant.sessionId } : {}),
     scope: grant.scopes.join(' '),
     sid: grant.sessionId,
     ...(proof !== undefined ? { idp_proof: proof } : {}),

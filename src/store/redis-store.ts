@@ -45,7 +45,6 @@ const codeSchema = z.object({
   sessionId: z.string(),
   username: z.string(),
   nonce: z.string().optional(),
-  sessionState: z.string().optional(),
   codeChallenge: z.string().optional(),
   codeChallengeMethod: z.enum(['S256', 'plain']).optional(),
   expiresAt: z.number(),

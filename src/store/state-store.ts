@@ -38,8 +38,6 @@ export interface CodeGrant {
   sessionId: string;
   username: string;
   nonce?: string;
-  /** OIDC Session Management `session_state` of the authorize response, carried into the tokens. */
-  sessionState?: string;
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
   expiresAt: number;

@@ -9,8 +9,6 @@ export interface Grant {
   serviceAccount: boolean;
   scopes: string[];
   sessionId: string;
-  /** OIDC Session Management `session_state` of a browser sign-in; else the session id stands in. */
-  sessionState?: string;
   authTime: number;
   nonce?: string;
   /** The `sub` the client sees when it is not the subject's own (a pairwise client: SubjectIds.forClient). */
@@ -131,7 +129,8 @@ function skeleton(grant: Grant, stamp: Stamp, extras: TokenExtras): Claims {
   out['typ'] = extras.typ;
   out['azp'] = grant.client.id;
   if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
-  out['session_state'] = grant.sessionState ?? grant.sessionId;
+  // As Keycloak writes it: the user session's id, the same value as sid.
+  out['session_state'] = grant.sessionId;
   extras.add(out);
   out['sid'] = grant.sessionId;
   return out;

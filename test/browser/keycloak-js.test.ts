@@ -84,9 +84,17 @@ describe.skipIf(skipBrowser).each(MODES)('keycloak-js 26.2.4, %s mode, default i
       expect(kc.events).not.toContain('onAuthError');
 
       const access = await verifyToken(idp, kc.token as string);
-      expect(access.claims).toMatchObject({ preferred_username: 'astrid', sid: kc.sessionId });
+      expect(access.claims).toMatchObject({
+        preferred_username: 'astrid',
+        sid: kc.sessionId,
+        session_state: kc.sessionId,
+      });
       const id = await verifyToken(idp, kc.idToken as string, CLIENT);
-      expect(id.claims).toMatchObject({ sid: kc.sessionId, nonce: expect.any(String) });
+      expect(id.claims).toMatchObject({
+        sid: kc.sessionId,
+        session_state: kc.sessionId,
+        nonce: expect.any(String),
+      });
 
       const sessions = await listSessions(idp);
       expect(sessions.find((s) => s.id === kc.sessionId)).toMatchObject({

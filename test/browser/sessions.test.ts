@@ -128,9 +128,11 @@ describe.skipIf(skipBrowser)('browser sessions in Chromium', () => {
         }),
     );
 
-    it('with a session: prompt=none answers a code at once', async () =>
+    it('with a session: prompt=none answers a code at once, with the session id as session_state', async () =>
       withContext(async (context) => {
-        (await signIn(context)).close();
+        const signedIn = await signIn(context);
+        const { sessionId } = await keycloakState(signedIn);
+        await signedIn.close();
         const page = await context.newPage();
         const committed = trackNavigations(page);
         await page.goto(
@@ -144,7 +146,8 @@ describe.skipIf(skipBrowser)('browser sessions in Chromium', () => {
         const params = await landedParams(page);
         expect(params.get('code')).toEqual(expect.any(String));
         expect(params.get('state')).toBe('s-none');
-        expect(params.get('session_state')).toEqual(expect.any(String));
+        expect(sessionId).toEqual(expect.any(String));
+        expect(params.get('session_state')).toBe(sessionId);
         expect(committed.filter((u) => u.startsWith(idp.issuer))).toEqual([]);
       }));
   });

@@ -231,7 +231,10 @@ describe('browser sessions work as for response_type=code', () => {
     expect(silent.via).toBe('fragment');
     const { claims } = await verifyToken(idp, silent.params.get('id_token') as string, 'spa');
     expect(claims['sid']).toBe(sid);
-    expect(silent.params.get('session_state')).not.toBe(first.params.get('session_state'));
+    // One browser session, one session_state (its id), whichever client and response type.
+    expect(first.params.get('session_state')).toBe(sid);
+    expect(silent.params.get('session_state')).toBe(sid);
+    expect(claims['session_state']).toBe(sid);
 
     const forced = await authorize(
       request('spa', { responseType: 'token', user: '', extra: { prompt: 'login' } }),

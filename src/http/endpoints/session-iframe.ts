@@ -7,8 +7,8 @@ import { sendJson } from '../context.js';
 import { securityHeaders } from '../pages.js';
 
 /**
- * The session iframe. A relying party posts `"{client_id} {session_state}"` (keycloak-js posts the `sid`
- * in place of session_state); the page answers `unchanged`, `changed` or `error`. The origin check runs
+ * The session iframe. A relying party posts `"{client_id} {session_state}"` (the session id, which is also
+ * the tokens' `sid`: keycloak-js posts that); the page answers `unchanged`, `changed` or `error`. The origin check runs
  * once per client and origin (`/init`); the state is then compared by the server (`/status`), which
  * sees the HttpOnly session cookie, so a session ended elsewhere (logout, QA API, idle expiry) reads as
  * `changed` even while the browser still holds its cookies.
@@ -119,9 +119,7 @@ export function checkSessionStatusHandler(p: RealmContext): RequestHandler {
     let status = 'error';
     if (registeredOrigin(p, clientId, origin) && typeof held === 'string') {
       const session = await browserSession(p, req.headers.cookie);
-      status = sessionUnchanged(clientId as string, origin as string, held, session?.id)
-        ? 'unchanged'
-        : 'changed';
+      status = sessionUnchanged(held, session?.id) ? 'unchanged' : 'changed';
     }
     sendJson(res, 200, { status }, { 'Cache-Control': 'no-store' });
   };

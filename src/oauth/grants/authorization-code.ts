@@ -64,7 +64,6 @@ export async function grantAuthorizationCode(
     serviceAccount: false,
     scopes: code.scopes,
     sessionId: session.id,
-    ...(code.sessionState !== undefined ? { sessionState: code.sessionState } : {}),
     authTime: session.authTime,
     ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
   };

@@ -32,8 +32,6 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
   const original = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
   const scopes = narrowScopes(original, parseScope(params.get('scope')));
   const nonce = typeof claims['nonce'] === 'string' ? claims['nonce'] : undefined;
-  const sessionState = claims['session_state'];
-  const carried = typeof sessionState === 'string' && sessionState !== session.id ? { sessionState } : {};
   if (session.username === undefined) {
     return {
       client,
@@ -52,7 +50,6 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
     serviceAccount: false,
     scopes,
     sessionId: session.id,
-    ...carried,
     authTime: session.authTime,
     ...(nonce !== undefined ? { nonce } : {}),
   };
