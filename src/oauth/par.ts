@@ -14,7 +14,7 @@ export const PUSHED_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** How long a pushed request waits for its authorize request, seconds (Keycloak's default). */
 export const PUSHED_REQUEST_LIFESPAN_S = 60;
 
-/** How long the login page shown for a pushed request may wait for the user, seconds (Keycloak's login timeout). */
+/** How long the login page of a pushed request may wait for the user, seconds (Keycloak's login timeout). */
 const LOGIN_PAGE_LIFESPAN_S = 1800;
 
 /** The login page's own fields: a POST back from it adds them to the pushed parameters. */

@@ -1,7 +1,7 @@
 // Pushed authorization requests (RFC 9126) over HTTP: openid-client 6 pushes and runs the code flow; the
 // answer's shape; every refusal of the push and of authorize; single use, expiry, requirePar, the login
 // page, faults, and two servers on one Redis.
-import { createRemoteJWKSet, jwtVerify, UnsecuredJWT } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
@@ -17,6 +17,15 @@ const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const URN =
   /^urn:ietf:params:oauth:request_uri:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+const signer = await generateKeyPair('RS256');
+const signerJwk = {
+  ...(await exportJWK(signer.publicKey)),
+  kty: 'RSA',
+  kid: 'signer-key',
+  alg: 'RS256',
+  use: 'sig',
+};
+
 const fixtures = (): FixturesInput => ({
   realm: 'par',
   clients: {
@@ -24,6 +33,7 @@ const fixtures = (): FixturesInput => ({
     other: { secret: 'other-secret', redirectUris: [CB] },
     spa: { authMethods: ['none'], redirectUris: [SPA_CB], pkce: 'required' },
     strict: { secret: 'strict-secret', redirectUris: [CB], requirePar: true },
+    signer: { authMethods: ['private_key_jwt'], jwks: { keys: [signerJwk] }, redirectUris: [CB] },
   },
   users: { alice: { claims: { name: 'Alice Aas' } }, bob: {} },
 });
@@ -162,6 +172,32 @@ describe('pushed authorization requests', () => {
     const body = { ...AUTHORIZE, redirect_uri: SPA_CB, client_id: 'spa', login_hint: 'alice' };
     const uri = await pushed({ ...body, code_challenge: CHALLENGE, code_challenge_method: 'S256' }, null);
     expect((await redirected(await authorize('spa', uri), SPA_CB)).get('code')).toBeTruthy();
+  });
+
+  it('private_key_jwt: an assertion naming the push endpoint authenticates the push', async () => {
+    const assertion = await new SignJWT({ jti: crypto.randomUUID() })
+      .setProtectedHeader({ alg: 'RS256', kid: 'signer-key' })
+      .setIssuer('signer')
+      .setSubject('signer')
+      .setAudience(parUrl())
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(signer.privateKey);
+    const body = {
+      ...AUTHORIZE,
+      login_hint: 'alice',
+      client_id: 'signer',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+    };
+    const uri = await pushed(body, null);
+    expect((await redirected(await authorize('signer', uri))).get('code')).toBeTruthy();
+    // The same assertion again is a replay, refused as the token endpoint refuses it.
+    const replay = await push(body, null);
+    expectOAuthError(replay, 401, 'unauthorized_client');
+    expect(replay.json['error_description']).toBe(
+      'Invalid client assertion: jti was already used (assertions are single-use)',
+    );
   });
 
   it('a request_uri is used once: the replay is refused with invalid_request_uri', async () => {
