@@ -11,6 +11,7 @@ export const ENDPOINT_NAMES = [
   'logout',
   'revoke',
   'registration',
+  'par',
 ] as const;
 
 export type EndpointName = (typeof ENDPOINT_NAMES)[number];

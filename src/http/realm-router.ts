@@ -8,6 +8,7 @@ import { certsHandler } from './endpoints/certs.js';
 import { discoveryHandler } from './endpoints/discovery.js';
 import { introspectHandler } from './endpoints/introspect.js';
 import { logoutHandler } from './endpoints/logout.js';
+import { parHandler } from './endpoints/par.js';
 import { revokeHandler } from './endpoints/revoke.js';
 import {
   checkSessionInitHandler,
@@ -35,6 +36,7 @@ const ALLOWED: readonly (readonly [string, string])[] = [
   [PATHS.token, 'POST'],
   [PATHS.introspect, 'POST'],
   [PATHS.revoke, 'POST'],
+  [PATHS.par, 'POST'],
   [PATHS.discovery, 'GET'],
   [PATHS.certs, 'GET'],
   [PATHS.registration, 'POST'],
@@ -65,6 +67,7 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.all(PATHS.userinfo, endpoint('userinfo'), formBody, userinfoHandler(p));
   realm.all(PATHS.logout, endpoint('logout'), formBody, logoutHandler(p));
   realm.post(PATHS.revoke, endpoint('revoke'), formBody, revokeHandler(p));
+  realm.post(PATHS.par, endpoint('par'), formBody, parHandler(p));
   realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
   realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
   realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));

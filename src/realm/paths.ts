@@ -14,6 +14,7 @@ export const PATHS = {
   userinfo: '/protocol/openid-connect/userinfo',
   logout: '/protocol/openid-connect/logout',
   revoke: '/protocol/openid-connect/revoke',
+  par: '/protocol/openid-connect/ext/par/request',
   checkSession: '/protocol/openid-connect/login-status-iframe.html',
   checkSessionInit: '/protocol/openid-connect/login-status-iframe.html/init',
   checkSessionStatus: '/protocol/openid-connect/login-status-iframe.html/status',

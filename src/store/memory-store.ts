@@ -6,6 +6,7 @@ import { RequestJournal } from './journal.js';
 import {
   ASSERTION_TOLERANCE_S,
   type CodeGrant,
+  type PushedRequest,
   type Session,
   type SessionEndListener,
   type SessionEndReason,
@@ -91,6 +92,7 @@ export class MemoryStore implements StateStore {
   #nextExpiry = Infinity;
   readonly #issuers = new Map<string, string>();
   readonly #codes = new Map<string, CodeGrant>();
+  readonly #pushed = new Map<string, PushedRequest>();
   /**
    * Codes exchanged successfully → their session, until they would have expired: a replay ends it. A code
    * that ends in `.{its session id}` (as authorize makes them) keeps only its expiry.
@@ -302,6 +304,18 @@ export class MemoryStore implements StateStore {
     return spent.expiresAt > this.#clock.nowSeconds() ? spent.sessionId : undefined;
   }
 
+  async addPushedRequest(request: PushedRequest): Promise<void> {
+    this.#pushed.set(request.requestUri, request);
+    this.#maybeSweep();
+  }
+
+  /** Removes and returns a pushed request: a request_uri is single-use. Expiry is the caller's check. */
+  async takePushedRequest(requestUri: string): Promise<PushedRequest | undefined> {
+    const request = this.#pushed.get(requestUri);
+    this.#pushed.delete(requestUri);
+    return request;
+  }
+
   async revoke(jti: string, exp: number): Promise<void> {
     this.#revoked.set(jti, exp);
     this.#maybeSweep();
@@ -327,6 +341,7 @@ export class MemoryStore implements StateStore {
     const now = this.#clock.nowSeconds();
     this.#expire();
     for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
+    for (const [uri, r] of this.#pushed) if (r.expiresAt <= now) this.#pushed.delete(uri);
     for (const [code, s] of this.#spentCodes)
       if ((typeof s === 'number' ? s : s.expiresAt) <= now) this.#spentCodes.delete(code);
     for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);

@@ -1,7 +1,8 @@
-// The Redis store: a realm's sessions, codes, spent codes, revocations, assertion ids, ended-session tombstones,
-// faults and journal under `mock-idp:{realm}:`, shared by every process on the same Redis. Expiry is decided on
-// the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use things are atomic in
-// Redis: GETDEL takes a code or a session, SET NX records an assertion id, a Lua script expires.
+// The Redis store: a realm's sessions, codes, spent codes, pushed requests, revocations, assertion ids,
+// ended-session tombstones, faults and journal under `mock-idp:{realm}:`, shared by every process on the same
+// Redis. Expiry is decided on the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use
+// things are atomic in Redis: GETDEL takes a code, a pushed request or a session, SET NX records an assertion
+// id, a Lua script expires.
 import type { Redis as RedisClient } from 'ioredis';
 import { z } from 'zod';
 import { Clock } from '../clock.js';
@@ -14,6 +15,7 @@ import { parseRecord, type Present, type RedisRealm, type RunOnStore } from './r
 import {
   ASSERTION_TOLERANCE_S,
   type CodeGrant,
+  type PushedRequest,
   type Session,
   type SessionEndListener,
   type SessionEndReason,
@@ -47,6 +49,13 @@ const codeSchema = z.object({
   nonce: z.string().optional(),
   codeChallenge: z.string().optional(),
   codeChallengeMethod: z.enum(['S256', 'plain']).optional(),
+  expiresAt: z.number(),
+});
+
+const pushedSchema = z.object({
+  requestUri: z.string(),
+  clientId: z.string(),
+  params: z.record(z.string(), z.string()),
   expiresAt: z.number(),
 });
 
@@ -317,6 +326,19 @@ class RedisStateStore implements StateStore {
     return this.#run(async () => {
       const spent = this.#parse(await this.#redis.get(this.#key('spent', code)), spentSchema, 'spent code');
       return spent !== undefined && spent.expiresAt > this.#clock.nowSeconds() ? spent.sessionId : undefined;
+    });
+  }
+
+  addPushedRequest(request: PushedRequest): Promise<void> {
+    return this.#run(async () => {
+      await this.#put('par', request.requestUri, request, request.expiresAt);
+    });
+  }
+
+  takePushedRequest(requestUri: string): Promise<PushedRequest | undefined> {
+    return this.#run(async () => {
+      const raw = await this.#redis.getdel(this.#key('par', requestUri));
+      return this.#parse(raw, pushedSchema, 'pushed request');
     });
   }
 

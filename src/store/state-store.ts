@@ -43,6 +43,15 @@ export interface CodeGrant {
   expiresAt: number;
 }
 
+/** A pushed authorization request (RFC 9126), waiting for the authorize request that names its request_uri. */
+export interface PushedRequest {
+  requestUri: string;
+  clientId: string;
+  /** The authorize parameters as checked at the push (a request object's already applied). */
+  params: Record<string, string>;
+  expiresAt: number;
+}
+
 export interface SessionPage {
   sessions: Session[];
   /** Another active session follows the last one of this page. */
@@ -91,6 +100,9 @@ export interface StateStore {
   markCodeSpent(grant: CodeGrant): Promise<void>;
   /** The session whose tokens a successfully exchanged code gave, if `code` is one (and has not expired). */
   spentCodeSession(code: string): Promise<string | undefined>;
+  addPushedRequest(request: PushedRequest): Promise<void>;
+  /** Removes and returns a pushed request, atomically: a request_uri is single-use. Expiry is the caller's check. */
+  takePushedRequest(requestUri: string): Promise<PushedRequest | undefined>;
   revoke(jti: string, exp: number): Promise<void>;
   isRevoked(jti: string | undefined): Promise<boolean>;
   /** Records a client assertion id, atomically; false when it was seen before (replay). */

@@ -381,6 +381,21 @@ describe('every discovery row through a real client', () => {
     uses('claims_parameter_supported');
   });
 
+  it('pushed_authorization_request_endpoint: openid-client buildAuthorizationUrlWithPAR, then the code flow', async () => {
+    const config = await rpBasic();
+    const meta = config.serverMetadata();
+    expect(meta.require_pushed_authorization_requests).toBe(false);
+    const url = await client.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: RP,
+      scope: 'openid',
+      login_hint: 'alice',
+    });
+    expect(url.searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    const tokens = await client.authorizationCodeGrant(config, await browse(url));
+    expect(tokens.claims()?.aud).toBe('rp');
+    uses('pushed_authorization_request_endpoint', 'require_pushed_authorization_requests');
+  });
+
   it('registration_endpoint: openid-client dynamicClientRegistration, then the new client signs alice in', async () => {
     const config = await client.dynamicClientRegistration(
       new URL(idp.issuer),

@@ -25,6 +25,8 @@ function expectedDiscovery(base: string): Record<string, unknown> {
     jwks_uri: `${oidc}/certs`,
     check_session_iframe: `${oidc}/login-status-iframe.html`,
     registration_endpoint: `${base}/clients-registrations/openid-connect`,
+    pushed_authorization_request_endpoint: `${oidc}/ext/par/request`,
+    require_pushed_authorization_requests: false,
     grant_types_supported: [
       'authorization_code',
       'implicit',

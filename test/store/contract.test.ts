@@ -208,6 +208,22 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     },
   );
 
+  it.skipIf(skip)('a pushed request is taken once, even by racing callers, with its parameters', async () => {
+    const { store } = fresh();
+    const pushed = {
+      requestUri: 'urn:ietf:params:oauth:request_uri:p1',
+      clientId: 'web-app',
+      params: { response_type: 'code', redirect_uri: 'http://app.test/cb', login_hint: 'alice' },
+      expiresAt: START + 60,
+    };
+    await store.addPushedRequest(pushed);
+    const taken = await Promise.all(
+      Array.from({ length: 8 }, () => store.takePushedRequest(pushed.requestUri)),
+    );
+    expect(taken.filter((t) => t !== undefined)).toEqual([pushed]);
+    expect(await store.takePushedRequest('urn:ietf:params:oauth:request_uri:other')).toBeUndefined();
+  });
+
   it.skipIf(skip)(
     'revocations and assertion ids: revoked stays revoked, an assertion id is used once',
     async () => {

@@ -17,6 +17,7 @@ import { OAuthError } from '../../oauth/errors.js';
 import type { Params } from '../../oauth/params.js';
 import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
 import { withRequestObject } from '../../oauth/request-object.js';
+import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendFormPost, sendLoginPage } from '../pages.js';
 import { PATHS } from '../../realm/paths.js';
@@ -114,10 +115,19 @@ async function checkClient({ p, res }: Exchange, params: Params): Promise<Client
   return client;
 }
 
-/** The parameters with a request object's applied, or its error (at the query's redirect URI, else a page). */
-async function checkRequestObject(x: Exchange, query: Params, client: Client): Promise<Params | undefined> {
-  const { p, res, issuer } = x;
+/**
+ * The parameters with a request object's applied, or those pushed under the request_uri; or the error (at
+ * the query's redirect URI, else a page).
+ */
+async function checkRequestObject(
+  x: Exchange,
+  query: Params,
+  client: Client,
+  pushed: boolean,
+): Promise<Params | undefined> {
+  const { p, req, res, issuer } = x;
   try {
+    if (pushed) return await takePushedRequest(p, query, client, req.method === 'POST');
     return await withRequestObject(query, { client, issuer, clock: p.clock });
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
@@ -158,6 +168,13 @@ function checkRequest(
   }
 }
 
+/** A client with requirePar takes only pushed requests. */
+function checkPushed(client: Client, pushed: boolean, fail: Fail): boolean {
+  if (pushed || client.requirePar !== true) return true;
+  fail('invalid_request', `Client "${client.id}" requires a pushed authorization request (PAR)`);
+  return false;
+}
+
 /** The login page's Cancel button: the user declined, as the real provider reports it. */
 function checkCancelled({ req }: Exchange, params: Params, fail: Fail): boolean {
   if (req.method !== 'POST' || params.get('cancel') === undefined) return false;
@@ -173,6 +190,7 @@ async function authenticate(
   x: Exchange,
   request: AuthorizeRequest,
   params: Params,
+  pushed: boolean,
   fail: Fail,
 ): Promise<{ user: Subject; session: Session } | undefined> {
   const { p, req, res, issuer } = x;
@@ -199,7 +217,7 @@ async function authenticate(
     );
   sendLoginPage(res, {
     action: issuer + PATHS.auth,
-    params: params.entries(),
+    params: pushed ? await loginPageParams(p, request.client, params) : params.entries(),
     users: [...p.realm.users.values()],
     clientId: request.client.id,
     ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
@@ -226,14 +244,16 @@ export function authorizeHandler(p: RealmContext): RequestHandler {
     if (query === undefined) return;
     const client = await checkClient(x, query);
     if (client === undefined) return;
-    const params = await checkRequestObject(x, query, client);
+    const pushed = isPushedRequestUri(query.get('request_uri'));
+    const params = await checkRequestObject(x, query, client, pushed);
     if (params === undefined) return;
     const redirectUri = checkRedirectUri(x, params, client);
     if (redirectUri === undefined) return;
     const fail = redirectError(res, redirectUri, params, x.issuer);
+    if (!checkPushed(client, pushed, fail)) return;
     const request = checkRequest(x, client, redirectUri, params, fail);
     if (request === undefined || checkCancelled(x, params, fail)) return;
-    const signedIn = await authenticate(x, request, params, fail);
+    const signedIn = await authenticate(x, request, params, pushed, fail);
     if (signedIn === undefined) return;
     await issue(x, request, signedIn);
   };

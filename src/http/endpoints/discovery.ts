@@ -21,6 +21,8 @@ function discoveryDocument(issuer: string, scopes: readonly string[]): Record<st
     jwks_uri: issuer + PATHS.certs,
     check_session_iframe: issuer + PATHS.checkSession,
     registration_endpoint: issuer + PATHS.registration,
+    pushed_authorization_request_endpoint: issuer + PATHS.par,
+    require_pushed_authorization_requests: false,
     grant_types_supported: [...GRANT_TYPES],
     response_types_supported: [...RESPONSE_TYPES],
     subject_types_supported: [...SUBJECT_TYPES],

@@ -1,0 +1,23 @@
+// POST /protocol/openid-connect/ext/par/request (RFC 9126): an authenticated client pushes its authorize
+// parameters and gets a one-time request_uri for the authorize endpoint.
+import type { RequestHandler } from 'express';
+import type { RealmContext } from '../../realm/context.js';
+import { authenticateClient } from '../../oauth/client-auth.js';
+import { pushAuthorizationRequest } from '../../oauth/par.js';
+import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { PATHS } from '../../realm/paths.js';
+
+export function parHandler(p: RealmContext): RequestHandler {
+  return async (req, res) => {
+    const params = paramsOf(req);
+    const issuer = issuerOf(res);
+    // RFC 9126 §2: the client authenticates as at the token endpoint; an assertion may name this endpoint too.
+    const { client } = await authenticateClient(p, {
+      authorization: req.headers.authorization,
+      params,
+      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.par],
+    });
+    noteForLog(res, { client: client.id });
+    sendNoStore(res, await pushAuthorizationRequest(p, client, params, issuer), 201);
+  };
+}
