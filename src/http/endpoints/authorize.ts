@@ -118,7 +118,12 @@ async function checkClient({ p, res }: Exchange, params: Params): Promise<Client
 async function checkRequestObject(x: Exchange, query: Params, client: Client): Promise<Params | undefined> {
   const { p, res, issuer } = x;
   try {
-    return await withRequestObject(query, { client, issuer, clock: p.clock });
+    return await withRequestObject(query, {
+      client,
+      issuer,
+      clock: p.clock,
+      encryptionKey: p.encryptionKey,
+    });
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     // The object is not to be trusted: the query's redirect_uri gets the error when it is registered.
