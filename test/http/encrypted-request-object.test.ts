@@ -16,7 +16,7 @@ import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { get } from '../helpers/http.js';
 import { decode, vaultSignerKey } from '../helpers/jwt.js';
-import { useIdp } from '../helpers/server.js';
+import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const VAULT_CB = 'http://vault.fjord.test/cb';
 const TELLER_CB = 'http://app.fjord.test/cb';
@@ -25,6 +25,13 @@ const ENCS = ['A128GCM', 'A192GCM', 'A256GCM', 'A128CBC-HS256', 'A192CBC-HS384',
 const now = (): number => Math.floor(Date.now() / 1000);
 
 const idp = useIdp();
+/** Serves encrypted request objects by path, for request_uri. */
+const served = new Map<string, string>();
+const host = useLocalServer((req, res) => {
+  const object = served.get(req.url ?? '');
+  res.writeHead(object === undefined ? 404 : 200, { 'content-type': 'application/oauth-authz-req+jwt' });
+  res.end(object);
+});
 let signerKey: CryptoKey;
 let encJwk: JWK;
 
@@ -110,6 +117,14 @@ describe('a JWE request object is decrypted, then checked as a signed one', () =
     const params = await redirectParams(await authorize({ client_id: 'teller-web', request }), TELLER_CB);
     expect(params.get('code')).toBeTruthy();
     expect(params.get('state')).toBe('from-jwe');
+  });
+
+  it('fetched from request_uri', async () => {
+    served.set('/sealed', await encrypt(await inner('vault-signer', { state: 'by-reference' })));
+    const response = await authorize({ client_id: 'vault-signer', request_uri: `${host.url}/sealed` });
+    const params = await redirectParams(response, VAULT_CB);
+    expect(params.get('code')).toBeTruthy();
+    expect(params.get('state')).toBe('by-reference');
   });
 
   it('without a kid in the header', async () => {
