@@ -47,7 +47,12 @@ export async function pushAuthorizationRequest(
   const sent = Params.from(
     Object.fromEntries(body.entries().filter(([name]) => !CLIENT_AUTH_PARAMS.has(name))),
   );
-  const params = await withRequestObject(sent, { client, issuer, clock: p.clock });
+  const params = await withRequestObject(sent, {
+    client,
+    issuer,
+    clock: p.clock,
+    encryptionKey: p.encryptionKey,
+  });
   const redirectUri = params.get('redirect_uri');
   if (redirectUri === undefined) throw invalidRequest('Missing parameter: redirect_uri');
   if (!isRegisteredRedirect(client, redirectUri))

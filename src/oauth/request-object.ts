@@ -1,6 +1,8 @@
 // Request objects at the authorize endpoint (OIDC Core 6.1/6.2, RFC 9101): `request`, and `request_uri`
-// fetched over http(s); a verified object's parameters replace the query's.
+// fetched over http(s), either one signed or encrypted to the realm (a JWE around it); a verified object's
+// parameters replace the query's.
 import {
+  compactDecrypt,
   createLocalJWKSet,
   decodeProtectedHeader,
   errors as joseErrors,
@@ -10,6 +12,7 @@ import {
 } from 'jose';
 import { Clock } from '../clock.js';
 import type { Client } from '../fixtures/realm.js';
+import type { EncryptionKey } from '../keys/encryption-key.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import { Params } from './params.js';
 import { ASSERTION_TOLERANCE_S } from '../store/state-store.js';
@@ -21,6 +24,8 @@ interface RequestObjectContext {
   /** The realm base URL: an object's `aud`, when present, must name it. */
   issuer: string;
   clock: Clock;
+  /** The realm's encryption key: an encrypted object (JWE) is decrypted with it. */
+  encryptionKey: Promise<EncryptionKey>;
   /** Limits of the request_uri fetch. Default: 5 s, 64 kB. */
   limits?: RequestUriLimits;
 }
@@ -30,6 +35,20 @@ const OBJECT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sub', 
 
 const invalidObject = (why: string): OAuthError =>
   new OAuthError('invalid_request_object', `Invalid request object: ${why}`);
+
+/**
+ * Key management algorithms of an encrypted object. RSA1_5 is not among them: jose 6 has no RSA1_5, and
+ * Node refuses PKCS#1 v1.5 decryption since CVE-2023-46809.
+ */
+export const REQUEST_OBJECT_ENCRYPTION_ALGS = ['RSA-OAEP-256', 'RSA-OAEP'];
+export const REQUEST_OBJECT_ENCRYPTION_ENCS = [
+  'A128GCM',
+  'A192GCM',
+  'A256GCM',
+  'A128CBC-HS256',
+  'A192CBC-HS384',
+  'A256CBC-HS512',
+];
 
 /**
  * The authorize parameters with the request object's (from `request` or `request_uri`) in place: its
@@ -42,7 +61,8 @@ export async function withRequestObject(params: Params, ctx: RequestObjectContex
   if (request === undefined && requestUri === undefined) return params;
   if (request !== undefined && requestUri !== undefined)
     throw invalidRequest('Use either request or request_uri, not both');
-  const jwt = request ?? (await fetchRequestUri(requestUri as string, ctx.limits));
+  const object = request ?? (await fetchRequestUri(requestUri as string, ctx.limits));
+  const jwt = object.split('.').length === 5 ? await decryptRequestObject(object, ctx) : object;
   const payload = await verifyRequestObject(jwt, ctx);
 
   const merged = new Map<string, string>();
@@ -55,11 +75,43 @@ export async function withRequestObject(params: Params, ctx: RequestObjectContex
   return Params.from(Object.fromEntries(merged));
 }
 
+/** The plaintext of an object encrypted to the realm's encryption key: the signed (or none) object inside. */
+async function decryptRequestObject(jwe: string, ctx: RequestObjectContext): Promise<string> {
+  const key = await ctx.encryptionKey;
+  let plaintext: Uint8Array;
+  try {
+    ({ plaintext } = await compactDecrypt(
+      jwe,
+      ({ kid }) => {
+        if (kid !== undefined && kid !== key.kid)
+          throw new joseErrors.JWKSNoMatchingKey(`kid "${kid}" is not the realm's encryption key`);
+        return key.privateJwk;
+      },
+      {
+        keyManagementAlgorithms: REQUEST_OBJECT_ENCRYPTION_ALGS,
+        contentEncryptionAlgorithms: REQUEST_OBJECT_ENCRYPTION_ENCS,
+      },
+    ));
+  } catch (err) {
+    throw invalidObject(`cannot be decrypted: ${describeDecryption(err)}`);
+  }
+  return new TextDecoder().decode(plaintext);
+}
+
+function describeDecryption(err: unknown): string {
+  if (err instanceof joseErrors.JOSEAlgNotAllowed)
+    return `${err.message} (alg ${REQUEST_OBJECT_ENCRYPTION_ALGS.join(', ')}; enc ${REQUEST_OBJECT_ENCRYPTION_ENCS.join(', ')})`;
+  if (err instanceof joseErrors.JWEDecryptionFailed) return 'decryption failed (another key, or altered)';
+  if (err instanceof joseErrors.JOSEError) return err.message;
+  return 'not a JWE';
+}
+
 /** Verifies a request object: alg none or RS256 by the client's jwks; iss, aud, client_id and times. */
 async function verifyRequestObject(jwt: string, ctx: RequestObjectContext): Promise<JWTPayload> {
   const { client } = ctx;
   const parts = jwt.split('.').length;
-  if (parts === 5) throw invalidObject('encrypted request objects (JWE) are not supported');
+  if (parts === 5)
+    throw invalidObject('a JWE inside a JWE: the encrypted object must hold a signed (or none) one');
   let alg: string | undefined;
   try {
     if (parts !== 3) throw new TypeError('not three parts');

@@ -3,6 +3,7 @@
 import { Clock, parseInstant } from '../clock.js';
 import type { Realm } from '../fixtures/realm.js';
 import { Ids } from '../ids.js';
+import { startEncryptionKey } from '../keys/encryption-key.js';
 import { loadRealmKeys } from '../keys/realm-keys.js';
 import { createLogger, type Logger } from '../log.js';
 import type { StoreBackend } from '../store/backend.js';
@@ -59,6 +60,7 @@ export async function buildProvider(
     clock,
     ids,
     keys,
+    encryptionKey: startEncryptionKey(share),
     ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
     ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
     ...(secret !== undefined ? { secret } : {}),

@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.js';
 import type { Client, Realm } from '../fixtures/realm.js';
 import type { Ids } from '../ids.js';
+import type { EncryptionKey } from '../keys/encryption-key.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { Session, StateStore } from '../store/state-store.js';
 import type { SubjectIds } from '../tokens/pairwise.js';
@@ -28,6 +29,8 @@ export interface RealmContext {
   readonly clock: Clock;
   readonly ids: Ids;
   readonly keys: KeyStore;
+  /** The RSA key request objects are encrypted to (made at start, awaited where needed). */
+  readonly encryptionKey: Promise<EncryptionKey>;
   readonly secret: RealmSecret;
   readonly store: StateStore;
   /** The `sub` each client sees (pairwise subjects), and the subject behind one. */

@@ -4,6 +4,7 @@
 import type { Clock } from '../clock.js';
 import type { Client, Realm } from '../fixtures/realm.js';
 import type { Ids } from '../ids.js';
+import { startEncryptionKey, type EncryptionKey } from '../keys/encryption-key.js';
 import type { KeyStore } from '../keys/key-store.js';
 import { addClient, deleteClient } from '../oauth/registration.js';
 import { RequestJournal } from '../store/journal.js';
@@ -41,6 +42,7 @@ export class Provider implements RealmContext {
   readonly clock: Clock;
   readonly ids: Ids;
   readonly keys: KeyStore;
+  readonly encryptionKey: Promise<EncryptionKey>;
   readonly secret: RealmSecret;
   /** The `sub` each client sees (pairwise subjects), and the subject behind one. */
   readonly subjectIds: SubjectIds;
@@ -64,6 +66,8 @@ export class Provider implements RealmContext {
     clock: Clock;
     ids: Ids;
     keys: KeyStore;
+    /** Default: a fresh key, started now. */
+    encryptionKey?: Promise<EncryptionKey>;
     fixedIssuer?: string;
     store?: StateStore;
     /** The realm's HS256 secret, when shared by replicas; default: from the ids. */
@@ -73,6 +77,7 @@ export class Provider implements RealmContext {
     this.clock = init.clock;
     this.ids = init.ids;
     this.keys = init.keys;
+    this.encryptionKey = init.encryptionKey ?? startEncryptionKey();
     this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
     this.secret = realmSecret(init.secret ?? init.ids.secret('realm-hs256'));
     this.subjectIds = new SubjectIds(

@@ -73,7 +73,7 @@ describe('the ready line', () => {
     ]);
     expect(health.status).toBe(200);
     expect(health.json).toEqual({ status: 'UP' });
-    expect((jwks.json.keys as unknown[]).length).toBe(1);
+    expect((jwks.json.keys as { use: string }[]).map((k) => k.use)).toEqual(['sig', 'enc']);
     expect(discovery.json.issuer).toBe(s.base);
   });
 
@@ -184,8 +184,11 @@ describe('serve flags and environment: argv → observable effect', () => {
       async () => ['--fixtures', FJORD_FIXTURES, '--port', '0', '--key', pemKey],
       {},
       async (s) => {
-        const jwks = await get<{ keys: { kid: string }[] }>(endpointsOf(s.base).certs);
-        expect(jwks.json.keys.map((k) => k.kid)).toEqual([thumbprint]);
+        const jwks = await get<{ keys: { kid: string; use: string }[] }>(endpointsOf(s.base).certs);
+        expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
+          ['sig', thumbprint],
+          ['enc', expect.any(String)],
+        ]);
         expect(decode((await clientCredentialsAt(s)).json['access_token'] as string).header.kid).toBe(
           thumbprint,
         );
@@ -196,8 +199,11 @@ describe('serve flags and environment: argv → observable effect', () => {
       async () => ['--fixtures', FJORD_FIXTURES, '--port', '0', '--key', jwkKey],
       {},
       async (s) => {
-        const jwks = await get<{ keys: { kid: string }[] }>(endpointsOf(s.base).certs);
-        expect(jwks.json.keys.map((k) => k.kid)).toEqual([thumbprint]);
+        const jwks = await get<{ keys: { kid: string; use: string }[] }>(endpointsOf(s.base).certs);
+        expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
+          ['sig', thumbprint],
+          ['enc', expect.any(String)],
+        ]);
       },
     ],
     [

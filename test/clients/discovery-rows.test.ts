@@ -2,13 +2,16 @@
 // capability lists, is used here through a real client — openid-client v6 where it has the flow, jose where
 // it does not — against one realm on a real server. The last test checks that no row is left unused.
 import {
+  CompactEncrypt,
   createRemoteJWKSet,
   decodeJwt,
   decodeProtectedHeader,
   exportJWK,
   generateKeyPair,
+  importJWK,
   jwtVerify,
   UnsecuredJWT,
+  type JWK,
 } from 'jose';
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
@@ -345,6 +348,37 @@ describe('every discovery row through a real client', () => {
     const tokens = await client.authorizationCodeGrant(config, back, { expectedState: 'jar' });
     expect(tokens.claims()?.aud).toBe('rp');
     uses('request_parameter_supported', 'request_object_signing_alg_values_supported=RS256');
+  });
+
+  it('request_object_encryption_alg/enc_values_supported: the JAR of buildAuthorizationUrlWithJAR encrypted with jose to the enc key of jwks_uri', async () => {
+    const config = await rpBasic();
+    const meta = config.serverMetadata();
+    const { json } = await get<{ keys: JWK[] }>(meta.jwks_uri as string);
+    const encKey = json.keys.find((k) => k.use === 'enc') as JWK;
+    const algs = meta['request_object_encryption_alg_values_supported'] as string[];
+    const encs = meta['request_object_encryption_enc_values_supported'] as string[];
+    for (const [i, enc] of encs.entries()) {
+      const alg = algs[i % algs.length] as string;
+      const state = `jwe-${alg}-${enc}`;
+      const plain = client.buildAuthorizationUrl(config, { redirect_uri: RP, scope: 'openid', state });
+      const jar = await client.buildAuthorizationUrlWithJAR(config, plain.searchParams, {
+        key: privateKey,
+        kid: 'rp-key',
+      });
+      const request = await new CompactEncrypt(
+        new TextEncoder().encode(jar.searchParams.get('request') as string),
+      )
+        .setProtectedHeader({ alg, enc, kid: encKey.kid as string, cty: 'JWT' })
+        .encrypt(await importJWK({ ...encKey, alg }, alg));
+      const url = new URL(idp.endpoints.auth);
+      url.search = new URLSearchParams({ client_id: 'rp', request }).toString();
+      const back = await browse(url);
+      expect(back.searchParams.get('state')).toBe(state);
+      const tokens = await client.authorizationCodeGrant(config, back, { expectedState: state });
+      expect(tokens.claims()?.aud).toBe('rp');
+      uses(`request_object_encryption_alg_values_supported=${alg}`);
+      uses(`request_object_encryption_enc_values_supported=${enc}`);
+    }
   });
 
   it('request_uri_parameter_supported with request_object_signing_alg_values_supported=none: jose UnsecuredJWT fetched by the server', async () => {

@@ -44,8 +44,9 @@ describe.skipIf(skipContainerTests)(title, () => {
   });
 
   it('signs with the key given to withKey', async () => {
-    const jwks = (await (await fetch(idp.getJwksUri())).json()) as { keys: { n?: string }[] };
-    expect(jwks.keys.map((k) => k.n)).toEqual([key.publicKey.export({ format: 'jwk' }).n]);
+    const jwks = (await (await fetch(idp.getJwksUri())).json()) as { keys: { n?: string; use?: string }[] };
+    const signing = jwks.keys.filter((k) => k.use === 'sig');
+    expect(signing.map((k) => k.n)).toEqual([key.publicKey.export({ format: 'jwk' }).n]);
   });
 
   it('mints a token for a fixture user, signed with the JWKS key, at the fixed time', async () => {

@@ -48,6 +48,15 @@ function expectedDiscovery(base: string): Record<string, unknown> {
     id_token_signing_alg_values_supported: ['RS256'],
     userinfo_signing_alg_values_supported: ['RS256'],
     request_object_signing_alg_values_supported: ['none', 'RS256'],
+    request_object_encryption_alg_values_supported: ['RSA-OAEP-256', 'RSA-OAEP'],
+    request_object_encryption_enc_values_supported: [
+      'A128GCM',
+      'A192GCM',
+      'A256GCM',
+      'A128CBC-HS256',
+      'A192CBC-HS384',
+      'A256CBC-HS512',
+    ],
     response_modes_supported: ['query', 'fragment', 'form_post'],
     token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post'],
     token_endpoint_auth_signing_alg_values_supported: ['RS256'],
@@ -220,14 +229,17 @@ describe('a fixed issuer', () => {
 });
 
 describe('JWKS (/certs)', () => {
-  it('publishes the public signing key that signs tokens, and nothing private', async () => {
+  it('publishes the public signing key that signs tokens, then the encryption key, and nothing private', async () => {
     const answer = await get<{ keys: Record<string, unknown>[] }>(idp.endpoints.certs);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('no-cache');
-    expect(answer.json.keys).toHaveLength(1);
-    const [key] = answer.json.keys;
+    expect(answer.json.keys).toHaveLength(2);
+    const [key, enc] = answer.json.keys;
     expect(Object.keys(key ?? {}).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
     expect(key).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
+    expect(Object.keys(enc ?? {}).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    expect(enc).toMatchObject({ kty: 'RSA', use: 'enc', alg: 'RSA-OAEP-256', e: 'AQAB' });
+    expect(enc?.['kid']).not.toBe(key?.['kid']);
     const { json } = await clientCredentials(idp);
     expect(decode(json.access_token).header.kid).toBe(key?.['kid']);
   });
@@ -255,8 +267,12 @@ describe('JWKS (/certs)', () => {
       try {
         const kid = async (k: typeof first): Promise<string> =>
           calculateJwkThumbprint(createPublicKey(k).export({ format: 'jwk' }) as JWK, 'sha256');
-        const jwks = await get<{ keys: { kid: string }[] }>(keyed.endpoints.certs);
-        expect(jwks.json.keys.map((k) => k.kid)).toEqual([await kid(first), await kid(second)]);
+        const jwks = await get<{ keys: { kid: string; use: string }[] }>(keyed.endpoints.certs);
+        expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
+          ['sig', await kid(first)],
+          ['sig', await kid(second)],
+          ['enc', expect.any(String)],
+        ]);
         const answer = await postForm<{ access_token: string }>(
           keyed.endpoints.token,
           { grant_type: 'client_credentials' },

@@ -244,7 +244,7 @@ describe('bad input: the error goes to the query redirect_uri when it is registe
       bad({ claims: { client_id: 'teller-web' } }),
     ],
     ['not a JWT', 'invalid_request_object', /not a JWT/, async () => ({ request: 'not-a-jwt' })],
-    ['a JWE', 'invalid_request_object', /encrypted/, async () => ({ request: 'a.b.c.d.e' })],
+    ['a JWE', 'invalid_request_object', /cannot be decrypted/, async () => ({ request: 'a.b.c.d.e' })],
     [
       'none with a signature part',
       'invalid_request_object',

@@ -23,8 +23,11 @@ const clientCredentials = () =>
   postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
 const introspect = async (token: unknown) =>
   (await postForm(endpointsOf(base).introspect, { token: String(token) }, PAYMENTS_API)).json['active'];
+/** The signing keys of /certs (the realm's encryption key, use enc, follows them and never rotates here). */
 const jwksKids = async () =>
-  ((await call('GET', endpointsOf(base).certs)).json['keys'] as { kid: string }[]).map((k) => k.kid);
+  ((await call('GET', endpointsOf(base).certs)).json['keys'] as { kid: string; use: string }[])
+    .filter((k) => k.use === 'sig')
+    .map((k) => k.kid);
 
 describe('/mock/keys', () => {
   it('rotate: the new key signs, the old one stays published until removed', async () => {

@@ -1,6 +1,6 @@
 // PRODUCT.md §12: several real `mock-idp serve` processes on one real redis-server behave as one provider.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { CompactEncrypt, createRemoteJWKSet, importJWK, jwtVerify, UnsecuredJWT, type JWK } from 'jose';
 import { authorize, BATCH_JOB, DEFAULT_FIXTURES, exchangeCode, WEB_APP } from '../helpers/bundled.js';
 import { ensureBuilt, runBin, spawnServer, type ServeProcess } from '../helpers/cli.js';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -278,6 +278,31 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     await expect
       .poll(async () => (await call('GET', `${b.base}/mock/keys`)).json['keys'], { timeout: 5000 })
       .toEqual([kid]);
+  });
+
+  it('the replicas publish one encryption key: a request object encrypted to A is decrypted at B', async () => {
+    const [a, b] = await Promise.all([replica(), replica()]);
+    const encOf = async (base: string): Promise<JWK> =>
+      ((await get(endpointsOf(base).certs)).json['keys'] as JWK[]).find((k) => k.use === 'enc') as JWK;
+    const enc = await encOf(a.base);
+    expect(await encOf(b.base)).toEqual(enc);
+    const object = new UnsecuredJWT({
+      client_id: 'web-app',
+      response_type: 'code',
+      scope: 'openid',
+      state: 'sealed-at-a',
+      redirect_uri: 'http://127.0.0.1:3000/callback',
+      login_hint: 'alice',
+    }).encode();
+    const request = await new CompactEncrypt(new TextEncoder().encode(object))
+      .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: enc.kid as string })
+      .encrypt(await importJWK(enc, 'RSA-OAEP-256'));
+    const query = new URLSearchParams({ client_id: 'web-app', request });
+    const answer = await fetch(`${endpointsOf(b.base).auth}?${query}`, { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    const back = new URL(answer.headers.get('location') as string);
+    expect(back.searchParams.get('state')).toBe('sealed-at-a');
+    expect(back.searchParams.get('code')).toBeTruthy();
   });
 
   it('a browser signed in at A after fixtures replacements is still signed in at a replica started later', async () => {

@@ -128,7 +128,12 @@ async function checkRequestObject(
   const { p, req, res, issuer } = x;
   try {
     if (pushed) return await takePushedRequest(p, query, client, req.method === 'POST');
-    return await withRequestObject(query, { client, issuer, clock: p.clock });
+    return await withRequestObject(query, {
+      client,
+      issuer,
+      clock: p.clock,
+      encryptionKey: p.encryptionKey,
+    });
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     // The object is not to be trusted: the query's redirect_uri gets the error when it is registered.

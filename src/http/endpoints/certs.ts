@@ -1,10 +1,11 @@
-// GET /protocol/openid-connect/certs: the JWKS of the public signing keys.
+// GET /protocol/openid-connect/certs: the JWKS of the public signing keys, then the encryption key.
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
 import { sendJson } from '../context.js';
 
 export function certsHandler(p: RealmContext): RequestHandler {
-  return (_req, res) => {
-    sendJson(res, 200, p.keys.jwks(), { 'Cache-Control': 'no-cache' });
+  return async (_req, res) => {
+    const { publicJwk } = await p.encryptionKey;
+    sendJson(res, 200, { keys: [...p.keys.jwks().keys, publicJwk] }, { 'Cache-Control': 'no-cache' });
   };
 }

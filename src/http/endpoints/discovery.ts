@@ -2,6 +2,10 @@
 import type { RequestHandler } from 'express';
 import { SUBJECT_TYPES } from '../../fixtures/schema.js';
 import { RESPONSE_TYPES } from '../../oauth/authorize.js';
+import {
+  REQUEST_OBJECT_ENCRYPTION_ALGS,
+  REQUEST_OBJECT_ENCRYPTION_ENCS,
+} from '../../oauth/request-object.js';
 import { GRANT_TYPES } from '../../oauth/grants/registry.js';
 import { PATHS } from '../../realm/paths.js';
 import { issuerOf, sendJson } from '../context.js';
@@ -29,6 +33,8 @@ function discoveryDocument(issuer: string, scopes: readonly string[]): Record<st
     id_token_signing_alg_values_supported: ['RS256'],
     userinfo_signing_alg_values_supported: ['RS256'],
     request_object_signing_alg_values_supported: ['none', 'RS256'],
+    request_object_encryption_alg_values_supported: [...REQUEST_OBJECT_ENCRYPTION_ALGS],
+    request_object_encryption_enc_values_supported: [...REQUEST_OBJECT_ENCRYPTION_ENCS],
     response_modes_supported: ['query', 'fragment', 'form_post'],
     token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post'],
     token_endpoint_auth_signing_alg_values_supported: ['RS256'],
