@@ -67,6 +67,8 @@ export async function grantAuthorizationCode(
     ...(code.sessionState !== undefined ? { sessionState: code.sessionState } : {}),
     authTime: session.authTime,
     ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
+    apiVersion: code.apiVersion ?? 1,
+    ...(code.method !== undefined ? { method: code.method } : {}),
   };
 }
 
