@@ -19,6 +19,7 @@ import {
   refresh,
   type AuthorizeParams,
 } from '../helpers/flows.js';
+import { ensureBuilt, runBin } from '../helpers/cli.js';
 import { call, get } from '../helpers/http.js';
 import { decode, verifyToken } from '../helpers/jwt.js';
 import { FJORD_FIXTURES, useIdp, Y2030 } from '../helpers/server.js';
@@ -240,6 +241,45 @@ describe('the QA mint', () => {
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ error: 'invalid_request' });
     expect(String((answer.json as { error_description: string }).error_description)).toContain(text);
+  });
+});
+
+describe('mock-idp token --api-version', () => {
+  beforeAll(() => ensureBuilt());
+  const token = (...args: string[]) =>
+    runBin([
+      'token',
+      '--server',
+      idp.issuer,
+      '--client',
+      'teller-web',
+      '--user',
+      'ingrid',
+      '--json',
+      ...args,
+    ]);
+
+  it.each([
+    ['1', undefined, 'BID'],
+    ['2', 2, ['bid']],
+  ])('%s mints in that version', async (version, apiVer, amr) => {
+    const { code, stdout, stderr } = await token('--api-version', version);
+    expect(code, stderr).toBe(0);
+    const { claims } = JSON.parse(stdout) as { claims: Record<string, unknown> };
+    expect(claims['api_ver']).toBe(apiVer);
+    expect(claims['amr']).toEqual(amr);
+  });
+
+  it('3: exits 1 with the server message', async () => {
+    const { code, stderr } = await token('--api-version', '3');
+    expect(code).toBe(1);
+    expect(stderr).toContain('api_version 3 is not served by this mock-idp yet');
+  });
+
+  it('7: a usage error', async () => {
+    const { code, stderr } = await token('--api-version', '7');
+    expect(code).toBe(2);
+    expect(stderr).toContain("option '--api-version <n>' argument '7' is invalid. one of 1, 2, 3, 4.");
   });
 });
 
