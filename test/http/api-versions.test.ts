@@ -18,10 +18,12 @@ import {
   loginTokens,
   refresh,
   type AuthorizeParams,
+  type TokenResponse,
 } from '../helpers/flows.js';
 import { ensureBuilt, runBin } from '../helpers/cli.js';
-import { call, get } from '../helpers/http.js';
+import { basic, call, get, postForm } from '../helpers/http.js';
 import { decode, verifyToken } from '../helpers/jwt.js';
+import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
 import { FJORD_FIXTURES, useIdp, Y2030 } from '../helpers/server.js';
 
 /**
@@ -34,7 +36,9 @@ function versionedFjord(): FixturesInput {
   const users = f.users as Record<string, Record<string, unknown>>;
   clients['counter-app'] = { ...clients['counter-app'], apiVersion: 1 };
   clients['next-app'] = { secret: 'next-pass', redirectUris: ['http://next.fjord.test/cb'], apiVersion: 4 };
+  clients['pw-cli'] = { secret: 'pw-secret', grants: ['password', 'refresh_token'], apiVersion: 1 };
   users['ola'] = { ...users['ola'], methods: ['bis'] };
+  users['ingrid'] = { ...users['ingrid'], password: 'ingrid-pass' };
   return { ...f, apiVersion: 2 };
 }
 
@@ -91,6 +95,27 @@ describe('which version a sign-in follows', () => {
     const answer = await clientCredentials(idp, 'ledger.read');
     expect(answer.status, answer.text).toBe(200);
     expect(decode(answer.json.access_token).claims['api_ver']).toBe(2);
+  });
+});
+
+describe('grants with no authorize request follow the client', () => {
+  it("password: the client's 1 over the realm's 2, and its refresh too", async () => {
+    const auth = { authorization: basic('pw-cli', 'pw-secret') };
+    const answer = await postForm<TokenResponse>(
+      idp.endpoints.token,
+      { grant_type: 'password', username: 'ingrid', password: 'ingrid-pass', scope: 'openid' },
+      auth,
+    );
+    expect(answer.status, answer.text).toBe(200);
+    expect(decode(answer.json.access_token).claims).not.toHaveProperty('api_ver');
+    expect(decode(answer.json.id_token as string).claims['amr']).toBe('BID');
+    const refreshed = await postForm<TokenResponse>(
+      idp.endpoints.token,
+      { grant_type: 'refresh_token', refresh_token: answer.json.refresh_token },
+      auth,
+    );
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect(decode(refreshed.json.access_token).claims).not.toHaveProperty('api_ver');
   });
 });
 
@@ -364,5 +389,22 @@ users:
     expect(realm.clients.get('web')?.apiVersion).toBe(1);
     expect(realm.users.get('ada')?.methods).toEqual(['bis']);
     expect(realm.users.get('bo')?.methods).toBeUndefined();
+  });
+});
+
+describe.skipIf(SKIP_REDIS)('on the Redis store', () => {
+  const redis = useRedis();
+  const shared = useIdp(() => ({ fixtures: versionedFjord(), store: redis.url }));
+
+  it('the code and the refresh token carry version and method through Redis', async () => {
+    const tokens = await loginTokens(shared, { extra: { api_version: '2', acr_values: 'urn:idp:bis' } });
+    expect(decode(tokens.access_token).claims).toMatchObject({
+      api_ver: 2,
+      acr: 'urn:idp:bis;LOA=3',
+      amr: ['bis'],
+    });
+    const answer = await refresh(shared, tokens.refresh_token);
+    expect(answer.status, answer.text).toBe(200);
+    expect(decode(answer.json.access_token).claims).toMatchObject({ api_ver: 2, amr: ['bis'] });
   });
 });
