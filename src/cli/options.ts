@@ -3,6 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseInstant } from '../clock.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { RELATIVE_TIME } from '../qa/mint-request.js';
+import { API_VERSIONS, type ApiVersion } from '../tokens/versions.js';
 import { MAX_USERS } from '../users/generate.js';
 import { CliError, EXIT } from './exit.js';
 
@@ -50,6 +51,13 @@ export function parseUrl(value: string): string {
 export function parseSeconds(value: string): number {
   if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('a whole number of seconds.');
   return Number(value);
+}
+
+/** An interface version, 1–4 (the mint says which it serves). */
+export function parseApiVersion(value: string): ApiVersion {
+  const version = API_VERSIONS.find((v) => String(v) === value.trim());
+  if (version === undefined) throw new InvalidArgumentError(`one of ${API_VERSIONS.join(', ')}.`);
+  return version;
 }
 
 /** `name=value`: the value is JSON when it parses as JSON, else the string itself. */

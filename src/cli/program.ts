@@ -15,6 +15,7 @@ import {
   parseQaToken,
   qaApiFromEnv,
   parseSeconds,
+  parseApiVersion,
   parseTokenTime,
   parseUrl,
   parseSeed,
@@ -172,6 +173,11 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       )
         .choices(MINT_SIGNATURES)
         .default('valid'),
+    )
+    .option(
+      '--api-version <n>',
+      "interface version to mint in, 1 or 2 (default: the client's)",
+      parseApiVersion,
     )
     .addOption(
       new Option('--server <url>', 'running server: realm base URL, or origin for realm "mock"')

@@ -1,6 +1,7 @@
 // `mock-idp token`: mint one token from a running server (--server URL) or offline (--key FILE), print it.
 import type { MintedToken, MintRequest, MintSignature, MintTokenType } from '../qa/mint-request.js';
 import { Minter } from '../qa/mint.js';
+import type { ApiVersion } from '../tokens/versions.js';
 import { createProvider } from '../server.js';
 import { realmBasePath } from '../realm/paths.js';
 import { CliError, EXIT } from './exit.js';
@@ -20,6 +21,8 @@ export interface TokenOptions {
   issuedAt?: string;
   notBefore?: string;
   signature?: MintSignature;
+  /** `--api-version`: the interface version to mint in. */
+  apiVersion?: ApiVersion;
   /** A running server: its realm base URL, or its origin (then realm `mock`). */
   server?: string;
   /** The running server's QA token (`--qa-token`, env MOCK_IDP_QA_TOKEN). */
@@ -49,6 +52,7 @@ export function toMintRequest(o: TokenOptions): MintRequest {
     ...(o.issuedAt !== undefined ? { issuedAt: o.issuedAt } : {}),
     ...(o.notBefore !== undefined ? { notBefore: o.notBefore } : {}),
     ...(o.signature !== undefined ? { signature: o.signature } : {}),
+    ...(o.apiVersion !== undefined ? { apiVersion: o.apiVersion } : {}),
   };
 }
 

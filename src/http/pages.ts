@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { Subject } from '../fixtures/realm.js';
+import { methodFor } from '../oauth/api-version.js';
+import { acrOf, acrValueOf, amrOf, type Method } from '../tokens/versions.js';
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -106,20 +108,24 @@ interface LoginPage {
   users: Subject[];
   clientId: string;
   notice?: string;
+  /** The methods acr_values asks for: each user's button shows the one that user signs in with. */
+  acrValues?: Method[];
 }
 
-function userButton(u: Subject): string {
+function userButton(u: Subject, asked: readonly Method[]): string {
   const text = (key: string): string | undefined => {
     const value = u.claims[key];
     return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
   };
   const name = text('name') ?? u.username;
   const nnin = text('nnin_altsub');
+  const method = methodFor(asked, u);
   const facts: [string, string | undefined][] = [
     ['Username', u.username],
     ['idp_altsub', text('idp_altsub')],
     ['National id', nnin !== undefined ? maskNationalId(nnin) : undefined],
-    ['acr', u.acr ?? '1'],
+    ['Method', method !== undefined ? amrOf(method) : undefined],
+    ['acr', method !== undefined ? acrOf(method) : (u.acr ?? '1')],
   ];
   const dl = facts
     .filter((f): f is [string, string] => f[1] !== undefined)
@@ -137,9 +143,14 @@ export function sendLoginPage(res: Response, page: LoginPage): void {
     .filter(([k]) => k !== 'login_hint' && k !== 'cancel')
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
-  const users = page.users.map(userButton).join('\n');
+  const asked = page.acrValues ?? [];
+  const users = page.users.map((u) => userButton(u, asked)).join('\n');
+  const methodLine =
+    asked.length > 0
+      ? `<p class="muted method">Sign-in method asked for: ${asked.map((m) => escapeHtml(acrValueOf(m))).join(', ')} (each person signs in with the first one they may use)</p>`
+      : '';
   const body = `<main class="login"><h1>Sign in to <span class="client">${escapeHtml(page.clientId)}</span></h1>
-<p class="muted">mock-idp test login: choose a test person.</p>${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
+<p class="muted">mock-idp test login: choose a test person.</p>${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
 <form method="post" action="${escapeHtml(page.action)}">${hidden}
 ${users !== '' ? `<ul class="users">${users}</ul>` : '<p>No users in the fixtures.</p>'}
 <button type="submit" class="cancel" name="cancel" value="true">Cancel</button>

@@ -7,6 +7,8 @@ import { halfHash, signRs256 } from '../tokens/sign.js';
 import { OAuthError, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
 import { grantScopes, parseScope } from './scopes.js';
+import { methodFor, parseAcrValues, requestedVersion } from './api-version.js';
+import type { ApiVersion, Method } from '../tokens/versions.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 
@@ -70,6 +72,10 @@ export interface AuthorizeRequest {
   prompt: Set<Prompt>;
   /** `max_age`, seconds: a session authenticated longer ago than this needs a new login. */
   maxAge?: number;
+  /** The interface version of this sign-in: `api_version`, else the client's. */
+  apiVersion: ApiVersion;
+  /** The methods `acr_values` asks for, first choice first (unknown values left out). */
+  acrValues: Method[];
 }
 
 const PROMPTS = ['none', 'login', 'consent', 'select_account'] as const;
@@ -168,8 +174,11 @@ export function checkAuthorizeRequest(
   const state = params.get('state');
   const prompt = parsePrompt(params.get('prompt'));
   const maxAge = parseMaxAge(params.get('max_age'));
+  const apiVersion = requestedVersion(p.realm, client, params.get('api_version'));
   return {
     client,
+    apiVersion,
+    acrValues: parseAcrValues(params.get('acr_values')),
     prompt,
     ...(maxAge !== undefined ? { maxAge } : {}),
     redirectUri,
@@ -229,6 +238,7 @@ export async function issueAuthorizeResponse(
   const now = p.clock.nowSeconds();
   const { tokens } = p.realm;
   const sessionId = session.id;
+  const method = methodFor(req.acrValues, user);
   const out: Record<string, string> = {};
   if (req.state !== undefined) out['state'] = req.state;
   out['session_state'] = sessionId;
@@ -244,6 +254,8 @@ export async function issueAuthorizeResponse(
       sessionId,
       username: user.username,
       expiresAt: now + tokens.codeLifespan,
+      apiVersion: req.apiVersion,
+      ...(method !== undefined ? { method } : {}),
       ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
       ...(req.codeChallenge !== undefined ? { codeChallenge: req.codeChallenge } : {}),
       ...(req.codeChallengeMethod !== undefined ? { codeChallengeMethod: req.codeChallengeMethod } : {}),
@@ -260,6 +272,8 @@ export async function issueAuthorizeResponse(
     sessionId,
     authTime: session.authTime,
     ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
+    apiVersion: req.apiVersion,
+    ...(method !== undefined ? { method } : {}),
   });
   const stamp = (): Stamp => ({
     issuer,

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { parseInstant } from '../clock.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-limits.js';
+import { API_VERSIONS, type ApiVersion } from '../tokens/versions.js';
 
 export const MINT_TOKEN_TYPES = ['access', 'id', 'refresh', 'proof'] as const;
 export const MINT_SIGNATURES = ['valid', 'invalid', 'none', 'unknown-key'] as const;
@@ -52,6 +53,7 @@ export const mintRequestSchema = z.strictObject({
   issuedAt: time.optional(),
   notBefore: time.optional(),
   signature: z.enum(MINT_SIGNATURES).default('valid'),
+  apiVersion: z.literal(API_VERSIONS).optional(),
 });
 
 /** What to mint; every field but `type` and `client` is optional. */
@@ -82,6 +84,8 @@ export interface MintRequest {
   notBefore?: number | string;
   /** valid (default), invalid (wrong signature bytes), none (alg none), unknown-key (a key not in the JWKS). */
   signature?: MintSignature;
+  /** The interface version to mint in (1 or 2 today). Default: the client's (else the realm's). */
+  apiVersion?: ApiVersion;
 }
 
 /** A minted token with its decoded header and claims. */

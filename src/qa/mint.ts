@@ -2,6 +2,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { checkInstantMs } from '../clock.js';
 import type { Client, Realm } from '../fixtures/realm.js';
+import { configuredVersion, servedVersion } from '../oauth/api-version.js';
 import { invalidRequest } from '../oauth/errors.js';
 import { clientCredentialsScopes, parseScope } from '../oauth/scopes.js';
 import type { Provider } from '../realm/provider.js';
@@ -73,6 +74,8 @@ export class Minter {
     if (subject === undefined)
       throw invalidRequest(`Unknown user "${user}" (users: ${[...realm.users.keys()].join(', ')})`);
     const scopes = mintScopes(realm, client, user !== undefined, req.scope);
+    const apiVersion =
+      req.apiVersion !== undefined ? servedVersion(req.apiVersion) : configuredVersion(realm, client);
 
     const { tokens } = realm;
     const now = p.clock.nowSeconds();
@@ -104,6 +107,7 @@ export class Minter {
       scopes,
       sessionId,
       authTime,
+      apiVersion,
     });
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
     const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), nbf);

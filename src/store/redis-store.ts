@@ -22,6 +22,7 @@ import {
   type SessionPage,
   type StateStore,
 } from './state-store.js';
+import { API_VERSIONS, METHODS } from '../fixtures/versions.js';
 import { redact, StoreError, type SharedQaState, type StoreBackend, type StoreHealth } from './backend.js';
 
 /** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
@@ -50,6 +51,8 @@ const codeSchema = z.object({
   codeChallenge: z.string().optional(),
   codeChallengeMethod: z.enum(['S256', 'plain']).optional(),
   expiresAt: z.number(),
+  apiVersion: z.literal(API_VERSIONS).optional(),
+  method: z.enum(METHODS).optional(),
 });
 
 const pushedSchema = z.object({

@@ -2,6 +2,7 @@
 // ids and ended-session tombstones. Async, so a shared store (Redis) can implement it as the memory one does.
 import type { FaultStore } from './faults.js';
 import type { JournalStore } from './journal.js';
+import type { ApiVersion, Method } from '../fixtures/versions.js';
 
 /** The clock tolerance client assertions are verified with, in seconds (assertion ids are kept that long more). */
 export const ASSERTION_TOLERANCE_S = 5;
@@ -41,6 +42,10 @@ export interface CodeGrant {
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
   expiresAt: number;
+  /** The interface version of the sign-in; absent (a code stored before versions): 1. */
+  apiVersion?: ApiVersion;
+  /** The method acr_values picked, if any. */
+  method?: Method;
 }
 
 /** A pushed authorization request (RFC 9126), waiting for the authorize request that names its request_uri. */

@@ -1,6 +1,7 @@
 // Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
 import { releasedClaims } from './placement.js';
+import { acrOf, addVersionClaims, amrOf, type ApiVersion, type Method } from './versions.js';
 
 /** What an authorization (code, client credentials, refresh) granted: the input of every builder. */
 export interface Grant {
@@ -13,6 +14,10 @@ export interface Grant {
   nonce?: string;
   /** The `sub` the client sees when it is not the subject's own (a pairwise client: SubjectIds.forClient). */
   sub?: string;
+  /** The interface version the tokens follow; absent: 1. */
+  apiVersion?: ApiVersion;
+  /** The method `acr_values` picked: it decides acr and amr over the user's fixtures ones. */
+  method?: Method;
 }
 
 export interface Stamp {
@@ -100,6 +105,11 @@ function released(
 
 /** acr (Keycloak's default "1") and amr of the authentication, onto `out` (in that order). */
 function addAuthLevel(out: Claims, grant: Grant): void {
+  if (grant.method !== undefined) {
+    out['acr'] = acrOf(grant.method);
+    out['amr'] = amrOf(grant.method);
+    return;
+  }
   out['acr'] = grant.subject.acr ?? '1';
   if (grant.subject.amr !== undefined) out['amr'] = grant.subject.amr;
 }
@@ -113,6 +123,8 @@ interface TokenExtras {
   aud: string | string[] | undefined;
   /** The type's own claims, between session_state and sid. */
   add(out: Claims): void;
+  /** Whether the interface version's extras apply (access, ID and refresh tokens). */
+  versioned: boolean;
 }
 
 /**
@@ -133,6 +145,7 @@ function skeleton(grant: Grant, stamp: Stamp, extras: TokenExtras): Claims {
   out['session_state'] = grant.sessionId;
   extras.add(out);
   out['sid'] = grant.sessionId;
+  if (extras.versioned) addVersionClaims(out, grant.apiVersion);
   return out;
 }
 
@@ -143,6 +156,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
   const out = skeleton(grant, stamp, {
     typ: 'Bearer',
     authTime: true,
+    versioned: true,
     aud: aud.length === 1 ? aud[0] : aud.length > 1 ? aud : undefined,
     add(claims) {
       addAuthLevel(claims, grant);
@@ -164,6 +178,7 @@ export function buildIdClaims(
   const out = skeleton(grant, stamp, {
     typ: 'ID',
     authTime: true,
+    versioned: true,
     aud: grant.client.id,
     add(claims) {
       if (hashes.atHash !== undefined) claims['at_hash'] = hashes.atHash;
@@ -180,8 +195,11 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
   return skeleton(grant, stamp, {
     typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
     authTime: false,
+    versioned: true,
     aud: stamp.issuer,
     add(claims) {
+      // The method acr_values picked, so that a refresh signs in at the same level.
+      if (grant.method !== undefined) claims['acr'] = acrOf(grant.method);
       addRoleClaims(claims, derived.access);
       claims['scope'] = derived.scope;
     },
@@ -194,6 +212,7 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
   return skeleton(grant, stamp, {
     typ: 'Proof',
     authTime: true,
+    versioned: false,
     aud: grant.client.id,
     add(claims) {
       addAuthLevel(claims, grant);

@@ -225,6 +225,7 @@ async function authenticate(
     params: pushed ? await loginPageParams(p, request.client, params) : params.entries(),
     users: [...p.realm.users.values()],
     clientId: request.client.id,
+    acrValues: request.acrValues,
     ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
   });
   return undefined;

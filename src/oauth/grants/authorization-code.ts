@@ -66,6 +66,8 @@ export async function grantAuthorizationCode(
     sessionId: session.id,
     authTime: session.authTime,
     ...(code.nonce !== undefined ? { nonce: code.nonce } : {}),
+    apiVersion: code.apiVersion ?? 1,
+    ...(code.method !== undefined ? { method: code.method } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 // grant_type=client_credentials: the client's service account, no ID token.
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
+import { configuredVersion } from '../api-version.js';
 import { unauthorizedClient } from '../errors.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
@@ -20,6 +21,7 @@ export async function grantClientCredentials(
       `Public client "${client.id}" is not allowed to retrieve a service account: client_credentials needs client credentials`,
     );
   }
+  const apiVersion = configuredVersion(p.realm, client);
   const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
   const subject = client.serviceAccount;
@@ -29,7 +31,7 @@ export async function grantClientCredentials(
     sub: subject.sub,
     authTime: now,
   });
-  return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now };
+  return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now, apiVersion };
 }
 
 export const clientCredentialsGrant = {

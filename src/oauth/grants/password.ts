@@ -3,6 +3,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
+import { configuredVersion } from '../api-version.js';
 import { OAuthError, unauthorizedClient } from '../errors.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { grantScopes, parseScope } from '../scopes.js';
@@ -28,6 +29,7 @@ export async function grantPassword(
   // As Keycloak: 401 invalid_grant, the same for an unknown user, a wrong password and a user without one.
   if (user === undefined || !samePassword(password, user.password))
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
+  const apiVersion = configuredVersion(p.realm, client);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
   const { id: sessionId } = await p.openSession({
@@ -37,7 +39,7 @@ export async function grantPassword(
     sub: user.sub,
     authTime: now,
   });
-  return { client, subject: user, serviceAccount: false, scopes, sessionId, authTime: now };
+  return { client, subject: user, serviceAccount: false, scopes, sessionId, authTime: now, apiVersion };
 }
 
 export const passwordGrant = {

@@ -6,6 +6,18 @@ import { explained, invalidGrant, unauthorizedClient } from '../errors.js';
 import { explainRefusal } from '../refusal.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { narrowScopes, parseScope } from '../scopes.js';
+import { methodOfAcr, SERVED_VERSIONS, type ApiVersion, type Method } from '../../tokens/versions.js';
+
+/**
+ * The interface version a refresh token carries in `api_ver` (versions 2 on write it there; none: 1), and
+ * the method acr_values picked (its `acr`).
+ */
+function carriedAuth(claims: Record<string, unknown>): { apiVersion: ApiVersion; method?: Method } {
+  const ver = claims['api_ver'];
+  const apiVersion = SERVED_VERSIONS.find((v) => v === ver) ?? 1;
+  const method = methodOfAcr(claims['acr']);
+  return { apiVersion, ...(method !== undefined ? { method } : {}) };
+}
 
 /** Grants whose token sets may be refreshed by a client that lists one of them (not only refresh_token). */
 const REFRESHABLE: readonly string[] = ['refresh_token', 'client_credentials', 'password'];
@@ -40,6 +52,7 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
       scopes,
       sessionId: session.id,
       authTime: session.authTime,
+      ...carriedAuth(claims),
     };
   }
   const subject = p.realm.users.get(session.username);
@@ -52,6 +65,7 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
     sessionId: session.id,
     authTime: session.authTime,
     ...(nonce !== undefined ? { nonce } : {}),
+    ...carriedAuth(claims),
   };
 }
 
