@@ -4,6 +4,7 @@ import { parseInstant } from '../clock.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { RELATIVE_TIME } from '../qa/mint-request.js';
 import { MAX_USERS } from '../users/generate.js';
+import { normaliseRelativePath } from '../realm/paths.js';
 import { CliError, EXIT } from './exit.js';
 
 export function parsePort(value: string): number {
@@ -38,6 +39,15 @@ export function parseLogLevel(value: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(value))
     throw new InvalidArgumentError(`one of ${LOG_LEVELS.join(', ')}.`);
   return value as LogLevel;
+}
+
+/** `--http-relative-path`: normalised (`auth/` → `/auth`, `/` → none). */
+export function parseRelativePath(value: string): string {
+  try {
+    return normaliseRelativePath(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`${(err as Error).message}.`);
+  }
 }
 
 export function parseUrl(value: string): string {

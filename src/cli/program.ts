@@ -16,6 +16,7 @@ import {
   qaApiFromEnv,
   parseSeconds,
   parseTokenTime,
+  parseRelativePath,
   parseUrl,
   parseSeed,
   parseUserCount,
@@ -94,6 +95,14 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         '--store <url>',
         'where state lives: memory (default) or redis://[:password@]host:port[/db], shared by replicas',
       ).env('MOCK_IDP_STORE'),
+    )
+    .addOption(
+      new Option(
+        '--http-relative-path <path>',
+        'serve everything under PATH, as Keycloak does (/auth: /auth/realms/{realm}/..., /auth/health)',
+      )
+        .env('KC_HTTP_RELATIVE_PATH')
+        .argParser(parseRelativePath),
     )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
     .allowExcessArguments(true)

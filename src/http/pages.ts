@@ -106,9 +106,11 @@ interface LoginPage {
   users: Subject[];
   clientId: string;
   notice?: string;
+  /** The brand's alternative-subject claim the buttons show; default `idp_altsub`. */
+  altsub?: string;
 }
 
-function userButton(u: Subject): string {
+function userButton(u: Subject, altsub: string): string {
   const text = (key: string): string | undefined => {
     const value = u.claims[key];
     return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
@@ -117,7 +119,7 @@ function userButton(u: Subject): string {
   const nnin = text('nnin_altsub');
   const facts: [string, string | undefined][] = [
     ['Username', u.username],
-    ['idp_altsub', text('idp_altsub')],
+    [altsub, text(altsub)],
     ['National id', nnin !== undefined ? maskNationalId(nnin) : undefined],
     ['acr', u.acr ?? '1'],
   ];
@@ -137,7 +139,7 @@ export function sendLoginPage(res: Response, page: LoginPage): void {
     .filter(([k]) => k !== 'login_hint' && k !== 'cancel')
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
-  const users = page.users.map(userButton).join('\n');
+  const users = page.users.map((u) => userButton(u, page.altsub ?? 'idp_altsub')).join('\n');
   const body = `<main class="login"><h1>Sign in to <span class="client">${escapeHtml(page.clientId)}</span></h1>
 <p class="muted">mock-idp test login: choose a test person.</p>${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
 <form method="post" action="${escapeHtml(page.action)}">${hidden}

@@ -16,6 +16,8 @@ interface RealmOptions {
   seed?: string;
   keyFile?: string;
   issuer?: string;
+  /** Normalised already (serveMockIdp does it). */
+  httpRelativePath?: string;
   logger?: Logger;
 }
 
@@ -60,6 +62,7 @@ export async function buildProvider(
     ids,
     keys,
     ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
+    ...(options.httpRelativePath !== undefined ? { relativePath: options.httpRelativePath } : {}),
     ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
     ...(secret !== undefined ? { secret } : {}),
   });

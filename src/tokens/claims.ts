@@ -189,16 +189,16 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
   });
 }
 
-/** The idp_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
+/** The {brand}_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
 export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
-  const altsub = released(realm, grant, 'access', false)['idp_altsub'];
+  const altsub = released(realm, grant, 'access', false)[realm.brand.altsub];
   return skeleton(grant, stamp, {
     typ: 'Proof',
     authTime: true,
     aud: grant.client.id,
     add(claims) {
       addAuthLevel(claims, grant);
-      if (altsub !== undefined) claims['idp_altsub'] = altsub;
+      if (altsub !== undefined) claims[realm.brand.altsub] = altsub;
     },
   });
 }

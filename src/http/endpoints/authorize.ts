@@ -202,6 +202,7 @@ async function authenticate(
     params: params.entries(),
     users: [...p.realm.users.values()],
     clientId: request.client.id,
+    altsub: p.realm.brand.altsub,
     ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
   });
   return undefined;
