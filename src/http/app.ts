@@ -1,4 +1,5 @@
-// The express app: health, one realm router per realm at /realms/{realm}, request log, one error handler.
+// The express app: health, one realm router per realm at /realms/{realm} (both under the HTTP relative
+// path, when one is set), request log, one error handler.
 import type { StoreHealth } from '../store/backend.js';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from '../log.js';
