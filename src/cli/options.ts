@@ -5,6 +5,7 @@ import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { RELATIVE_TIME } from '../qa/mint-request.js';
 import { MAX_USERS } from '../users/generate.js';
 import { normaliseRelativePath } from '../realm/paths.js';
+import { BRAND_WORD, BRAND_WORD_RULE } from '../fixtures/schema.js';
 import { CliError, EXIT } from './exit.js';
 
 export function parsePort(value: string): number {
@@ -100,6 +101,12 @@ export function parseUserCount(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > MAX_USERS)
     throw new InvalidArgumentError(`a whole number from 1 to ${MAX_USERS}.`);
   return Number(value);
+}
+
+/** `users --brand`: a brand word, as the fixtures' `brand`. */
+export function parseBrand(value: string): string {
+  if (!BRAND_WORD.test(value)) throw new InvalidArgumentError(`${BRAND_WORD_RULE}.`);
+  return value;
 }
 
 /** `--seed`: any non-empty text (as the fixtures' `seed`). */

@@ -17,6 +17,7 @@ import {
   parseSeconds,
   parseTokenTime,
   parseRelativePath,
+  parseBrand,
   parseUrl,
   parseSeed,
   parseUserCount,
@@ -230,6 +231,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       'the same seed prints the same users (default: different on every run)',
       parseSeed,
     )
+    .option('--brand <word>', "the fixtures' brand: names the altsub claim and the acr values", parseBrand)
     .action(async (options: UsersOptions) => {
       await users(options, io.output);
     });
