@@ -155,6 +155,26 @@ describe('brand in the fixtures', () => {
     await expect(startMockIdp({ fixtures: { ...acme, brand } })).rejects.toThrow(message);
   });
 
+  it('follows a brand changed by PUT /mock/fixtures', async () => {
+    const other = await startMockIdp({ fixtures: acme });
+    try {
+      const yaml =
+        'realm: acme\nbrand: zeta\nclients:\n  web: { secret: s, redirectUris: [http://web.acme.test/cb] }\n';
+      const put = await fetch(`${other.issuer}/mock/fixtures`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/yaml' },
+        body: yaml,
+      });
+      expect(put.status, await put.text()).toBe(200);
+      const { json } = await get(`${other.issuer}/.well-known/openid-configuration`);
+      expect(json['scopes_supported']).toContain('zeta_proof');
+      expect(json['scopes_supported']).not.toContain('acme_proof');
+      expect(other.provider.realm.brand.acrBis).toBe('urn:zeta:bis');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('defaults to idp: the built-in scope is idp_proof', async () => {
     const plain = await startMockIdp({
       fixtures: {
