@@ -46,5 +46,5 @@ COPY --from=build /out/ /app/
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+(process.env.KC_HTTP_RELATIVE_PATH||'').replace(/^\\/*/,'/').replace(/\\/+$/,'')+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "/app/bin/mock-idp.js"]

@@ -12,7 +12,7 @@ import { createApp } from './http/app.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { buildProvider } from './realm/build.js';
 import { realmIssuer, type Provider } from './realm/provider.js';
-import { realmBasePath } from './realm/paths.js';
+import { normaliseRelativePath, realmBasePath } from './realm/paths.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi, type QaApi } from './qa/router.js';
 import { runTokenFlow, TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
@@ -73,6 +73,12 @@ export interface MockIdpOptions {
    * An unusable store rejects before anything listens.
    */
   store?: string;
+  /**
+   * Serve everything under this path, as Keycloak's `--http-relative-path`: `/auth` gives
+   * `/auth/realms/{realm}/...` and `/auth/health`. A leading slash is added, a trailing one dropped; `/` is
+   * none. Default: none.
+   */
+  httpRelativePath?: string;
   /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
   logLevel?: LogLevel;
   /** Custom logger; wins over logLevel. */
@@ -309,6 +315,7 @@ function runRealm(provider: Provider, options: MockIdpOptions, log: Logger): Run
 }
 
 function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm {
+  const base = `${url}${realmBasePath(provider.realm.name, provider.relativePath)}`;
   return {
     name: provider.realm.name,
     issuer: provider.issuerFor(url),
@@ -320,7 +327,7 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
       const client = provider.realm.clients.get(request.client);
       if (client === undefined)
         return Promise.reject(new TokenFlowError(`unknown client "${request.client}"`));
-      return runTokenFlow(`${url}${realmBasePath(provider.realm.name)}`, client, request);
+      return runTokenFlow(base, client, request);
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
   };
@@ -345,9 +352,11 @@ export type ListeningRealm = Pick<MockIdpRealm, 'name' | 'issuer' | 'url'>;
  * file, fixture keys, a Redis store) it is once everything is ready, as startMockIdp resolves.
  */
 export async function serveMockIdp(
-  options: MockIdpOptions,
+  given: MockIdpOptions,
   onListening?: (realms: ListeningRealm[]) => void,
 ): Promise<MockIdp> {
+  const relativePath = normaliseRelativePath(given.httpRelativePath ?? '');
+  const options: MockIdpOptions = { ...given, httpRelativePath: relativePath };
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
   const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
@@ -404,7 +413,13 @@ export async function serveMockIdp(
   const url = `http://${shownHost}:${address.port}`;
   const fixed = several ? undefined : options.issuer;
   const listening = (): void =>
-    onListening?.(realms.map((realm) => ({ name: realm.name, url, issuer: realmIssuer(fixed, realm, url) })));
+    onListening?.(
+      realms.map((realm) => ({
+        name: realm.name,
+        url,
+        issuer: realmIssuer(fixed, realm, url, relativePath),
+      })),
+    );
   if (providers === undefined) {
     listening();
     try {
@@ -426,6 +441,7 @@ export async function serveMockIdp(
     running.map(({ provider, qa }) => ({ provider, hooks: qa.hooks })),
     log,
     () => backend.health(),
+    relativePath,
   );
   messages.adopt(app);
   handle = app;

@@ -5,6 +5,8 @@ import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { RELATIVE_TIME } from '../qa/mint-request.js';
 import { API_VERSIONS, type ApiVersion } from '../tokens/versions.js';
 import { MAX_USERS } from '../users/generate.js';
+import { normaliseRelativePath } from '../realm/paths.js';
+import { BRAND_WORD, BRAND_WORD_RULE } from '../fixtures/schema.js';
 import { CliError, EXIT } from './exit.js';
 
 export function parsePort(value: string): number {
@@ -39,6 +41,15 @@ export function parseLogLevel(value: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(value))
     throw new InvalidArgumentError(`one of ${LOG_LEVELS.join(', ')}.`);
   return value as LogLevel;
+}
+
+/** `--http-relative-path`: normalised (`auth/` → `/auth`, `/` → none). */
+export function parseRelativePath(value: string): string {
+  try {
+    return normaliseRelativePath(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`${(err as Error).message}.`);
+  }
 }
 
 export function parseUrl(value: string): string {
@@ -98,6 +109,12 @@ export function parseUserCount(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > MAX_USERS)
     throw new InvalidArgumentError(`a whole number from 1 to ${MAX_USERS}.`);
   return Number(value);
+}
+
+/** `users --brand`: a brand word, as the fixtures' `brand`. */
+export function parseBrand(value: string): string {
+  if (!BRAND_WORD.test(value)) throw new InvalidArgumentError(`${BRAND_WORD_RULE}.`);
+  return value;
 }
 
 /** `--seed`: any non-empty text (as the fixtures' `seed`). */

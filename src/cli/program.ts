@@ -17,6 +17,8 @@ import {
   parseSeconds,
   parseApiVersion,
   parseTokenTime,
+  parseRelativePath,
+  parseBrand,
   parseUrl,
   parseSeed,
   parseUserCount,
@@ -95,6 +97,14 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         '--store <url>',
         'where state lives: memory (default) or redis://[:password@]host:port[/db], shared by replicas',
       ).env('MOCK_IDP_STORE'),
+    )
+    .addOption(
+      new Option(
+        '--http-relative-path <path>',
+        'serve everything under PATH, as Keycloak does (/auth: /auth/realms/{realm}/..., /auth/health)',
+      )
+        .env('KC_HTTP_RELATIVE_PATH')
+        .argParser(parseRelativePath),
     )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
     .allowExcessArguments(true)
@@ -227,6 +237,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       'the same seed prints the same users (default: different on every run)',
       parseSeed,
     )
+    .option('--brand <word>', "the fixtures' brand: names the altsub claim and the acr values", parseBrand)
     .action(async (options: UsersOptions) => {
       await users(options, io.output);
     });

@@ -23,6 +23,8 @@ export interface ServeOptions {
   qaApi?: boolean;
   /** `--store` / `MOCK_IDP_STORE`: memory or a Redis URL. */
   store?: string;
+  /** `--http-relative-path` / `KC_HTTP_RELATIVE_PATH`, normalised by the option's parser. */
+  httpRelativePath?: string;
 }
 
 interface ServeIo {
@@ -46,12 +48,13 @@ function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     ...(o.qaToken !== undefined ? { qaToken: o.qaToken } : {}),
     ...(o.qaApi === false ? { qaApi: false } : {}),
     ...(o.store !== undefined ? { store: o.store } : {}),
+    ...(o.httpRelativePath !== undefined ? { httpRelativePath: o.httpRelativePath } : {}),
   };
 }
 
 /** A realm's ready line: the realm base URL to reach it, and the issuer when one is fixed elsewhere. */
-function readyLine(realm: ListeningRealm): string {
-  const local = `${realm.url}${realmBasePath(realm.name)}`;
+function readyLine(realm: ListeningRealm, relativePath: string): string {
+  const local = `${realm.url}${realmBasePath(realm.name, relativePath)}`;
   return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
 }
 
@@ -98,7 +101,7 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
   try {
     // The ready lines as soon as the server listens (with an ephemeral key, before it is made).
     idp = await serveMockIdp(toMockIdpOptions(options), (realms) => {
-      for (const realm of realms) io.stdout(readyLine(realm));
+      for (const realm of realms) io.stdout(readyLine(realm, options.httpRelativePath ?? ''));
     });
   } catch (err) {
     closeWatchers();

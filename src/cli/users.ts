@@ -9,6 +9,8 @@ export interface UsersOptions {
   count: number;
   /** makes the users reproducible; default: different users on every run */
   seed?: string;
+  /** the fixtures' brand the users are written for (`{brand}_altsub`, `urn:{brand}:bid`); default `idp` */
+  brand?: string;
 }
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -38,7 +40,7 @@ export async function users(options: UsersOptions, out: NodeJS.WritableStream): 
       chunk = Buffer.allocUnsafe(CHUNK_BYTES);
       used = 0;
     }
-    used += chunk.write(userYaml(user), used);
+    used += chunk.write(userYaml(user, options.brand), used);
   }
   await write(chunk.subarray(0, used));
 }

@@ -1,4 +1,5 @@
-// The express app: health, one realm router per realm at /realms/{realm}, request log, one error handler.
+// The express app: health, one realm router per realm at /realms/{realm} (both under the HTTP relative
+// path, when one is set), request log, one error handler.
 import type { StoreHealth } from '../store/backend.js';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from '../log.js';
@@ -91,6 +92,7 @@ export function createApp(
   realms: readonly ServedRealm[],
   log: Logger,
   storeHealth: () => StoreHealth = () => ({ ok: true }),
+  relativePath = '',
 ): express.Express {
   const first = realms[0];
   if (first === undefined) throw new Error('createApp needs at least one realm');
@@ -104,7 +106,7 @@ export function createApp(
   app.set('trust proxy', true);
   app.use(requestLog(first.provider, log));
 
-  app.get('/health', (_req, res) => {
+  app.get(`${relativePath}/health`, (_req, res) => {
     const store = storeHealth();
     if (store.ok) sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });
     else sendJson(res, 503, { status: 'DOWN', reason: store.reason }, { 'Cache-Control': 'no-store' });
@@ -115,7 +117,7 @@ export function createApp(
   // which hands the request to the realm's router itself (a second layer would match the path again).
   for (const { provider: p, hooks } of realms) {
     const router = createRealmRouter(p, hooks);
-    app.use(realmBasePath(p.realm.name), (req, res, next) => {
+    app.use(realmBasePath(p.realm.name, relativePath), (req, res, next) => {
       res.locals['realm'] = p;
       res.locals['arrived'] = p.clock.now().toISOString();
       res.locals['issuer'] = p.issuerFor(requestOrigin(req));
@@ -123,7 +125,7 @@ export function createApp(
     });
   }
   const names = realms.map((r) => `"${r.provider.realm.name}"`).join(', ');
-  app.use(realmBasePath(':realm'), (req, _res, next) => {
+  app.use(realmBasePath(':realm', relativePath), (req, _res, next) => {
     if (realms.some((r) => r.provider.realm.name === req.params['realm'])) return next();
     throw new OAuthError(
       'Realm does not exist',

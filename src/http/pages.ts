@@ -110,9 +110,13 @@ interface LoginPage {
   notice?: string;
   /** The methods acr_values asks for: each user's button shows the one that user signs in with. */
   acrValues?: Method[];
+  /** The brand's alternative-subject claim the buttons show; default `idp_altsub`. */
+  altsub?: string;
+  /** The brand word of the acr values shown; default `idp`. */
+  brand?: string;
 }
 
-function userButton(u: Subject, asked: readonly Method[]): string {
+function userButton(u: Subject, asked: readonly Method[], altsub: string, brand: string): string {
   const text = (key: string): string | undefined => {
     const value = u.claims[key];
     return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
@@ -122,10 +126,10 @@ function userButton(u: Subject, asked: readonly Method[]): string {
   const method = methodFor(asked, u);
   const facts: [string, string | undefined][] = [
     ['Username', u.username],
-    ['idp_altsub', text('idp_altsub')],
+    [altsub, text(altsub)],
     ['National id', nnin !== undefined ? maskNationalId(nnin) : undefined],
     ['Method', method !== undefined ? amrOf(method) : undefined],
-    ['acr', method !== undefined ? acrOf(method) : (u.acr ?? '1')],
+    ['acr', method !== undefined ? acrOf(method, brand) : (u.acr ?? '1')],
   ];
   const dl = facts
     .filter((f): f is [string, string] => f[1] !== undefined)
@@ -144,10 +148,11 @@ export function sendLoginPage(res: Response, page: LoginPage): void {
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
   const asked = page.acrValues ?? [];
-  const users = page.users.map((u) => userButton(u, asked)).join('\n');
+  const brand = page.brand ?? 'idp';
+  const users = page.users.map((u) => userButton(u, asked, page.altsub ?? 'idp_altsub', brand)).join('\n');
   const methodLine =
     asked.length > 0
-      ? `<p class="muted method">Sign-in method asked for: ${asked.map((m) => escapeHtml(acrValueOf(m))).join(', ')} (each person signs in with the first one they may use)</p>`
+      ? `<p class="muted method">Sign-in method asked for: ${asked.map((m) => escapeHtml(acrValueOf(m, brand))).join(', ')} (each person signs in with the first one they may use)</p>`
       : '';
   const body = `<main class="login"><h1>Sign in to <span class="client">${escapeHtml(page.clientId)}</span></h1>
 <p class="muted">mock-idp test login: choose a test person.</p>${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}

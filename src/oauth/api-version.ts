@@ -36,10 +36,10 @@ export function servedVersion(version: ApiVersion): ApiVersion {
 }
 
 /** The methods `acr_values` asks for, in its order; values naming no method are ignored (OIDC Core 3.1.2.1). */
-export function parseAcrValues(value: string | undefined): Method[] {
+export function parseAcrValues(value: string | undefined, brand: string): Method[] {
   const methods: Method[] = [];
   for (const part of (value ?? '').split(' ')) {
-    const method = METHODS.find((m) => acrValueOf(m) === part);
+    const method = METHODS.find((m) => acrValueOf(m, brand) === part);
     if (method !== undefined && !methods.includes(method)) methods.push(method);
   }
   return methods;

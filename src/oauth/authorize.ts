@@ -178,7 +178,7 @@ export function checkAuthorizeRequest(
   return {
     client,
     apiVersion,
-    acrValues: parseAcrValues(params.get('acr_values')),
+    acrValues: parseAcrValues(params.get('acr_values'), p.realm.brand.word),
     prompt,
     ...(maxAge !== undefined ? { maxAge } : {}),
     redirectUri,

@@ -11,7 +11,7 @@ const ago = (s: number): string => `${s} s`;
 
 /** `refusal` in words. */
 export function describeRefusal(
-  p: Pick<RealmContext, 'fixedIssuer' | 'realm' | 'keys'>,
+  p: Pick<RealmContext, 'fixedIssuer' | 'realm' | 'keys' | 'relativePath'>,
   refusal: Refusal,
 ): string {
   switch (refusal.reason) {
@@ -28,7 +28,7 @@ export function describeRefusal(
     case 'alg-not-accepted':
       return `alg ${String(refusal.alg)} is not accepted (RS256 tokens, HS256 refresh tokens)`;
     case 'foreign-issuer':
-      return `foreign issuer "${String(refusal.iss)}" (this realm: ${fixedIssuerOf(p) ?? `any origin + ${realmBasePath(p.realm.name)}`})`;
+      return `foreign issuer "${String(refusal.iss)}" (this realm: ${fixedIssuerOf(p) ?? `any origin + ${realmBasePath(p.realm.name, p.relativePath)}`})`;
     case 'invalid-time-claim':
       return `"${refusal.claim}" claim must be a number`;
     case 'expired':

@@ -2,8 +2,8 @@
 import type { Client, Realm } from '../fixtures/realm.js';
 import { invalidScope } from './errors.js';
 
-/** Scopes that a client_credentials request without `scope` does not get by default. */
-const NOT_DEFAULT = new Set(['openid', 'offline_access', 'idp_proof', 'nnin_altsub']);
+/** Scopes that a client_credentials request without `scope` does not get by default (and the brand's proof). */
+const NOT_DEFAULT = new Set(['openid', 'offline_access', 'nnin_altsub']);
 
 /** Splits a space-separated scope string; duplicates collapse, order is kept. Case-sensitive. */
 export function parseScope(value: string | undefined): string[] {
@@ -24,7 +24,7 @@ export function grantScopes(realm: Realm, client: Client, requested: string[]): 
 /** Scopes of a client_credentials request: the requested ones, or the client's default scopes. */
 export function clientCredentialsScopes(realm: Realm, client: Client, requested: string[]): string[] {
   if (requested.length > 0) return grantScopes(realm, client, requested);
-  return client.scopes.filter((s) => !NOT_DEFAULT.has(s) && realm.scopes.has(s));
+  return client.scopes.filter((s) => !NOT_DEFAULT.has(s) && s !== realm.brand.proof && realm.scopes.has(s));
 }
 
 /** A refresh may keep or narrow the original scopes, never widen them. */

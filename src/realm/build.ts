@@ -17,6 +17,8 @@ interface RealmOptions {
   seed?: string;
   keyFile?: string;
   issuer?: string;
+  /** Normalised already (serveMockIdp does it). */
+  httpRelativePath?: string;
   logger?: Logger;
 }
 
@@ -62,6 +64,7 @@ export async function buildProvider(
     keys,
     encryptionKey: startEncryptionKey(share),
     ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
+    ...(options.httpRelativePath !== undefined ? { relativePath: options.httpRelativePath } : {}),
     ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
     ...(secret !== undefined ? { secret } : {}),
   });

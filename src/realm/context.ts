@@ -37,6 +37,8 @@ export interface RealmContext {
   readonly subjectIds: SubjectIds;
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
+  /** The HTTP relative path everything is served under (normalised; `''` for none). */
+  readonly relativePath: string;
   /** Starts a session and returns it, as the store now holds it. */
   openSession(init: SessionInit): Promise<Session>;
   /** Keeps a session alive for another idle period; `clientId` joins its clients. Writes it back. */

@@ -17,8 +17,15 @@ import { pairwiseSalt, SubjectIds } from '../tokens/pairwise.js';
 import { realmSecret, type RealmSecret } from '../tokens/sign.js';
 
 /** The realm base URL for a request origin (`http://host:port`): a fixed issuer, the fixtures' one, or derived. */
-export function realmIssuer(fixedIssuer: string | undefined, realm: Realm, origin: string): string {
-  return fixedIssuer?.replace(/\/+$/, '') ?? realm.issuer ?? `${origin}${realmBasePath(realm.name)}`;
+export function realmIssuer(
+  fixedIssuer: string | undefined,
+  realm: Realm,
+  origin: string,
+  relativePath = '',
+): string {
+  return (
+    fixedIssuer?.replace(/\/+$/, '') ?? realm.issuer ?? `${origin}${realmBasePath(realm.name, relativePath)}`
+  );
 }
 
 /** Shares a realm's QA changes with the other replicas of a shared store (realm/shared-state.ts). */
@@ -54,6 +61,8 @@ export class Provider implements RealmContext {
   readonly journal: RequestJournal;
   /** Issuer fixed by --issuer; wins over the fixtures' `issuer`. */
   readonly fixedIssuer: string | undefined;
+  /** The HTTP relative path everything is served under (normalised; `''` for none). */
+  readonly relativePath: string;
   /** kid → PEM of the keys made at run time, for replicas to load (a shared store only). */
   readonly keyPems = new Map<string, string>();
   /** The text of the last PUT /mock/fixtures, for replicas to take over. */
@@ -69,6 +78,8 @@ export class Provider implements RealmContext {
     /** Default: a fresh key, started now. */
     encryptionKey?: Promise<EncryptionKey>;
     fixedIssuer?: string;
+    /** The normalised HTTP relative path; default: none. */
+    relativePath?: string;
     store?: StateStore;
     /** The realm's HS256 secret, when shared by replicas; default: from the ids. */
     secret?: Uint8Array;
@@ -79,6 +90,7 @@ export class Provider implements RealmContext {
     this.keys = init.keys;
     this.encryptionKey = init.encryptionKey ?? startEncryptionKey();
     this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
+    this.relativePath = init.relativePath ?? '';
     this.secret = realmSecret(init.secret ?? init.ids.secret('realm-hs256'));
     this.subjectIds = new SubjectIds(
       pairwiseSalt(init.ids.seeded ? init.ids.secret('pairwise-salt') : undefined, init.realm.name),
@@ -121,7 +133,7 @@ export class Provider implements RealmContext {
 
   /** The realm base URL for a request origin (`http://host:port`): {@link realmIssuer}. */
   issuerFor(origin: string): string {
-    return realmIssuer(this.fixedIssuer, this.#realm, origin);
+    return realmIssuer(this.fixedIssuer, this.#realm, origin, this.relativePath);
   }
 
   /**

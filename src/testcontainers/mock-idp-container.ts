@@ -8,6 +8,7 @@ import { GenericContainer, ImageName, Wait } from 'testcontainers';
 import { MockIdpContainerError } from './errors.js';
 import { BUNDLED_FIXTURES, readFixturesSummary } from './fixtures-summary.js';
 import { StartedMockIdpContainer } from './started-mock-idp-container.js';
+import { normaliseRelativePath } from '../realm/paths.js';
 
 /** The name `docker build -t mock-idp .` gives a prebuilt image (pass it to withImage() to use one). */
 export const MOCK_IDP_IMAGE = 'mock-idp:latest';
@@ -44,6 +45,7 @@ export class MockIdpContainer extends GenericContainer {
   private seed: string | undefined;
   private issuer: string | undefined;
   private qaToken: string | undefined;
+  private contextPath = '';
   /** Whether the image is a prebuilt mock-idp image (else the base image with the package's server). */
   private prebuilt: boolean;
 
@@ -54,12 +56,15 @@ export class MockIdpContainer extends GenericContainer {
   constructor(image: string | undefined = process.env.MOCK_IDP_IMAGE || undefined) {
     super(image ?? MOCK_IDP_BASE_IMAGE);
     this.prebuilt = image !== undefined;
-    this.withExposedPorts(MOCK_IDP_PORT)
-      // abortOnContainerExit: a bad fixtures file fails start() at once, with the server's message.
-      .withWaitStrategy(
-        Wait.forHttp('/health', MOCK_IDP_PORT, { abortOnContainerExit: true }).forStatusCode(200),
-      )
-      .withStartupTimeout(60_000);
+    this.withExposedPorts(MOCK_IDP_PORT).waitForHealth('').withStartupTimeout(60_000);
+  }
+
+  /** Ready once `{contextPath}/health` answers 200. */
+  private waitForHealth(contextPath: string): this {
+    // abortOnContainerExit: a bad fixtures file fails start() at once, with the server's message.
+    return this.withWaitStrategy(
+      Wait.forHttp(`${contextPath}/health`, MOCK_IDP_PORT, { abortOnContainerExit: true }).forStatusCode(200),
+    );
   }
 
   /** Run this prebuilt mock-idp image (e.g. `ghcr.io/acme/mock-idp:1.2.3`) instead of the package's server. */
@@ -105,6 +110,18 @@ export class MockIdpContainer extends GenericContainer {
   }
 
   /**
+   * Serve everything under this path (`--http-relative-path`), as testcontainers-keycloak's method of this
+   * name: `/auth` gives `/auth/realms/{realm}/...` and `/auth/health`, and the started container's URLs
+   * follow. A leading slash is added, a trailing one dropped; `/` is none. Default: none.
+   */
+  withContextPath(path: string): this {
+    this.contextPath = normaliseRelativePath(path);
+    // Also in the environment, where the image's HEALTHCHECK reads it.
+    this.withEnvironment({ KC_HTTP_RELATIVE_PATH: this.contextPath });
+    return this.waitForHealth(this.contextPath);
+  }
+
+  /**
    * Lock the QA API (`/mock/...`) with a bearer token (passed as env `MOCK_IDP_QA_TOKEN`, not on the
    * command line); {@link StartedMockIdpContainer.mint} sends it. Default: no token.
    */
@@ -123,6 +140,7 @@ export class MockIdpContainer extends GenericContainer {
       realm: fixtures.realm,
       issuer: this.issuer ?? fixtures.issuer,
       qaToken: this.qaToken,
+      contextPath: this.contextPath,
       clients: fixtures.clients,
     });
   }
@@ -170,6 +188,7 @@ export class MockIdpContainer extends GenericContainer {
     }
     if (this.seed !== undefined) args.push('--seed', this.seed);
     if (this.issuer !== undefined) args.push('--issuer', this.issuer);
+    if (this.contextPath !== '') args.push('--http-relative-path', this.contextPath);
     return args;
   }
 }

@@ -14,6 +14,8 @@ export interface StartedMockIdpOptions {
   issuer: string | undefined;
   /** The QA token (`withQaToken`), sent by the QA helpers; undefined when the QA API has none. */
   qaToken?: string | undefined;
+  /** The HTTP relative path (`withContextPath`), normalised; default: none. */
+  contextPath?: string;
   /** The fixtures' clients, for the one-call token flows. */
   clients?: Map<string, FlowClient>;
 }
@@ -23,6 +25,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
   private readonly fixedIssuer: string | undefined;
   private readonly qaToken: string | undefined;
   private readonly clients: Map<string, FlowClient>;
+  private readonly contextPath: string;
 
   constructor(started: StartedTestContainer, options: StartedMockIdpOptions) {
     super(started);
@@ -30,6 +33,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
     this.fixedIssuer = options.issuer;
     this.qaToken = options.qaToken;
     this.clients = options.clients ?? new Map();
+    this.contextPath = options.contextPath ?? '';
   }
 
   /**
@@ -72,11 +76,13 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
     return this.realm;
   }
 
-  /** The realm base URL reachable from the test process: `http://{host}:{mapped port}/realms/{realm}`. */
+  /**
+   * The realm base URL reachable from the test process: `http://{host}:{mapped port}{context path}/realms/{realm}`.
+   */
   getBaseUrl(): string {
     const host = this.getHost();
     const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    return `http://${hostPart}:${this.getFirstMappedPort()}${realmBasePath(encodeURIComponent(this.realm))}`;
+    return `http://${hostPart}:${this.getFirstMappedPort()}${realmBasePath(encodeURIComponent(this.realm), this.contextPath)}`;
   }
 
   /** The `iss` of every token: the fixed issuer, else the base URL (derived from the Host of the request). */

@@ -104,9 +104,9 @@ function released(
 }
 
 /** acr (Keycloak's default "1") and amr of the authentication, onto `out` (in that order). */
-function addAuthLevel(out: Claims, grant: Grant): void {
+function addAuthLevel(out: Claims, grant: Grant, brand: string): void {
   if (grant.method !== undefined) {
-    out['acr'] = acrOf(grant.method);
+    out['acr'] = acrOf(grant.method, brand);
     out['amr'] = amrOf(grant.method);
     return;
   }
@@ -159,7 +159,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
     versioned: true,
     aud: aud.length === 1 ? aud[0] : aud.length > 1 ? aud : undefined,
     add(claims) {
-      addAuthLevel(claims, grant);
+      addAuthLevel(claims, grant, realm.brand.word);
       if (grant.client.webOrigins.length > 0) claims['allowed-origins'] = grant.client.webOrigins;
       addRoleClaims(claims, access);
       claims['scope'] = derived.scope;
@@ -184,7 +184,7 @@ export function buildIdClaims(
       if (hashes.atHash !== undefined) claims['at_hash'] = hashes.atHash;
       if (hashes.cHash !== undefined) claims['c_hash'] = hashes.cHash;
       if (hashes.sHash !== undefined) claims['s_hash'] = hashes.sHash;
-      addAuthLevel(claims, grant);
+      addAuthLevel(claims, grant, realm.brand.word);
     },
   });
   return Object.assign(out, released(realm, grant, 'id'));
@@ -199,24 +199,24 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
     aud: stamp.issuer,
     add(claims) {
       // The method acr_values picked, so that a refresh signs in at the same level.
-      if (grant.method !== undefined) claims['acr'] = acrOf(grant.method);
+      if (grant.method !== undefined) claims['acr'] = acrOf(grant.method, realm.brand.word);
       addRoleClaims(claims, derived.access);
       claims['scope'] = derived.scope;
     },
   });
 }
 
-/** The idp_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
+/** The {brand}_proof token: proves the end-user authentication to the client (claim set not shown in the document). */
 export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Claims {
-  const altsub = released(realm, grant, 'access', false)['idp_altsub'];
+  const altsub = released(realm, grant, 'access', false)[realm.brand.altsub];
   return skeleton(grant, stamp, {
     typ: 'Proof',
     authTime: true,
     versioned: false,
     aud: grant.client.id,
     add(claims) {
-      addAuthLevel(claims, grant);
-      if (altsub !== undefined) claims['idp_altsub'] = altsub;
+      addAuthLevel(claims, grant, realm.brand.word);
+      if (altsub !== undefined) claims[realm.brand.altsub] = altsub;
     },
   });
 }

@@ -74,11 +74,14 @@ export function fixedIssuerOf(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>):
 }
 
 /** Same realm: the fixed issuer exactly, or any origin with this realm's path (Docker port mapping). */
-function isOurIssuer(ctx: Pick<RealmContext, 'fixedIssuer' | 'realm'>, iss: unknown): boolean {
+function isOurIssuer(
+  ctx: Pick<RealmContext, 'fixedIssuer' | 'realm' | 'relativePath'>,
+  iss: unknown,
+): boolean {
   if (typeof iss !== 'string') return false;
   const fixed = fixedIssuerOf(ctx);
   if (fixed !== undefined) return iss === fixed;
-  return URL.canParse(iss) && new URL(iss).pathname === realmBasePath(ctx.realm.name);
+  return URL.canParse(iss) && new URL(iss).pathname === realmBasePath(ctx.realm.name, ctx.relativePath);
 }
 
 async function verifies(token: string, key: Parameters<typeof compactVerify>[1]): Promise<boolean> {

@@ -9,21 +9,18 @@ export const SERVED_VERSIONS: readonly ApiVersion[] = [1, 2];
 /** Methods of a user whose fixtures name none. */
 export const DEFAULT_METHODS: readonly Method[] = METHODS;
 
-/** The brand word of acr values and brand-named claims; one constant so that a configurable brand replaces it. */
-export const BRAND = 'idp';
-
 /** The level of assurance each method signs in at. */
 const LOA: Record<Method, number> = { bid: 4, bis: 3 };
 
-/** The `acr_values` value that asks for `method`: `urn:idp:bid`. */
-export const acrValueOf = (method: Method, brand = BRAND): string => `urn:${brand}:${method}`;
+/** The `acr_values` value that asks for `method`: `urn:{brand}:bid`. */
+export const acrValueOf = (method: Method, brand: string): string => `urn:${brand}:${method}`;
 
-/** The `acr` a sign-in with `method` carries: `urn:idp:bid;LOA=4`. */
-export const acrOf = (method: Method, brand = BRAND): string =>
+/** The `acr` a sign-in with `method` carries: `urn:{brand}:bid;LOA=4`. */
+export const acrOf = (method: Method, brand: string): string =>
   `${acrValueOf(method, brand)};LOA=${LOA[method]}`;
 
 /** The method an `acr` names (a refresh token carries the acr a method gave), if any. */
-export function methodOfAcr(acr: unknown, brand = BRAND): Method | undefined {
+export function methodOfAcr(acr: unknown, brand: string): Method | undefined {
   return METHODS.find((m) => acr === acrOf(m, brand));
 }
 

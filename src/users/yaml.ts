@@ -30,7 +30,7 @@ const quoted = (value: string): string => `'${value.includes("'") ? value.replac
 const digits = (value: string): string => `'${value}'`;
 
 /** One user as an entry of a `users:` map (indented two spaces), ending with a newline. */
-export function userYaml(user: SyntheticUser): string {
+export function userYaml(user: SyntheticUser, brand = 'idp'): string {
   const c = user.claims;
   const cert = c.additionalCertInfo;
   const s = cached;
@@ -38,7 +38,7 @@ export function userYaml(user: SyntheticUser): string {
   const name =
     s(c.given_name) === c.given_name && s(c.family_name) === c.family_name ? c.name : yamlString(c.name);
   return `  ${yamlString(user.username)}:
-    acr: ${s(user.acr)}
+    acr: ${brand === 'idp' ? s(user.acr) : s(user.acr.replace('urn:idp:', `urn:${brand}:`))}
     amr: ${s(user.amr)}
     claims:
       name: ${name}
@@ -46,7 +46,7 @@ export function userYaml(user: SyntheticUser): string {
       family_name: ${s(c.family_name)}
       birthdate: ${digits(c.birthdate)}
       updated_at: ${c.updated_at}
-      idp_altsub: ${digits(c.idp_altsub)}
+      ${brand}_altsub: ${digits(c.idp_altsub)}
       nnin_altsub: ${digits(c.nnin_altsub)}
       tid: ${s(c.tid)}
       originator: ${s(c.originator)}

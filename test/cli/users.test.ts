@@ -178,6 +178,27 @@ describe('the output is a fixtures users: block', () => {
   });
 });
 
+describe('--brand', () => {
+  it('writes the altsub claim and the acr values with the brand, and loads under that brand', async () => {
+    const [plain, branded] = await Promise.all([
+      runBin(['users', '--count', '20', '--seed', 'brand']),
+      runBin(['users', '--count', '20', '--seed', 'brand', '--brand', 'acme']),
+    ]);
+    expect(branded.code).toBe(0);
+    expect(branded.stdout).not.toMatch(/idp_altsub|urn:idp:/);
+    expect(branded.stdout.match(/acme_altsub: '9578-6000-4-\d{6}'/g)).toHaveLength(20);
+    expect(branded.stdout).toMatch(/acr: 'urn:acme:bid;LOA=[34]'/);
+    // The same users otherwise, byte for byte.
+    expect(branded.stdout.replaceAll('acme_altsub', 'idp_altsub').replaceAll('urn:acme:', 'urn:idp:')).toBe(
+      plain.stdout,
+    );
+    const file = join(dir, 'acme-users.yaml');
+    writeFileSync(file, `brand: acme\nclients:\n  web-app:\n    secret: web-secret\n${branded.stdout}`);
+    const result = await runBin(['check', file]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
 describe('bad input is a usage error (exit 2)', () => {
   it.each([
     [['--count', '0'], 'a whole number from 1 to 1000000'],
@@ -190,6 +211,7 @@ describe('bad input is a usage error (exit 2)', () => {
     [[], "required option '--count <n>' not specified"],
     [['--count', '3', '--seed', ''], 'a non-empty text'],
     [['--count', '3', '--cuont', '4'], "unknown option '--cuont'"],
+    [['--count', '3', '--brand', 'ACME'], 'a brand word is lower-case letters, digits or "-" (at most 32).'],
   ])('mock-idp users %j', async (args, message) => {
     const result = await runBin(['users', ...args]);
     expect(result.code).toBe(2);

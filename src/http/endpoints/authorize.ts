@@ -226,6 +226,8 @@ async function authenticate(
     users: [...p.realm.users.values()],
     clientId: request.client.id,
     acrValues: request.acrValues,
+    altsub: p.realm.brand.altsub,
+    brand: p.realm.brand.word,
     ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
   });
   return undefined;

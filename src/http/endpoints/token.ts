@@ -35,6 +35,9 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     const grant = await definition.handle(p, { client, method, params, issuer });
     if (!grant.serviceAccount) noteForLog(res, { user: grant.subject.username });
     const idToken = definition.issuesIdToken && !grant.serviceAccount && grant.scopes.includes('openid');
-    sendNoStore(res, tokenResponseJson(await issueTokenSet(p, grant, { issuer, idToken })));
+    sendNoStore(
+      res,
+      tokenResponseJson(await issueTokenSet(p, grant, { issuer, idToken }), p.realm.brand.proof),
+    );
   };
 }

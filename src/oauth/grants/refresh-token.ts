@@ -12,10 +12,13 @@ import { methodOfAcr, SERVED_VERSIONS, type ApiVersion, type Method } from '../.
  * The interface version a refresh token carries in `api_ver` (versions 2 on write it there; none: 1), and
  * the method acr_values picked (its `acr`).
  */
-function carriedAuth(claims: Record<string, unknown>): { apiVersion: ApiVersion; method?: Method } {
+function carriedAuth(
+  claims: Record<string, unknown>,
+  brand: string,
+): { apiVersion: ApiVersion; method?: Method } {
   const ver = claims['api_ver'];
   const apiVersion = SERVED_VERSIONS.find((v) => v === ver) ?? 1;
-  const method = methodOfAcr(claims['acr']);
+  const method = methodOfAcr(claims['acr'], brand);
   return { apiVersion, ...(method !== undefined ? { method } : {}) };
 }
 
@@ -52,7 +55,7 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
       scopes,
       sessionId: session.id,
       authTime: session.authTime,
-      ...carriedAuth(claims),
+      ...carriedAuth(claims, p.realm.brand.word),
     };
   }
   const subject = p.realm.users.get(session.username);
@@ -65,7 +68,7 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
     sessionId: session.id,
     authTime: session.authTime,
     ...(nonce !== undefined ? { nonce } : {}),
-    ...carriedAuth(claims),
+    ...carriedAuth(claims, p.realm.brand.word),
   };
 }
 
