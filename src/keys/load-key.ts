@@ -83,7 +83,7 @@ export function parseSigningKey(input: string | Record<string, unknown>, source 
   const key = decodePrivateKey(
     input,
     source,
-    'private RSA or EC JWK (kty "RSA" with n, e, d, p, q, dp, dq, qi; kty "EC" with crv, x, y, d)',
+    `${RSA_JWK} or private EC JWK (kty "EC" with crv "P-256", x, y, d)`,
   );
   if (key.asymmetricKeyType === 'ec') {
     const curve = key.asymmetricKeyDetails?.namedCurve;
