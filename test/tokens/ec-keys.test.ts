@@ -180,6 +180,21 @@ describe('fixing the EC key', () => {
     }
   });
 
+  it('serve --key with two EC keys is refused: a realm signs ES256 with one', async () => {
+    const { code, stderr } = await runBin([
+      '--fixtures',
+      FJORD_FIXTURES,
+      '--port',
+      '0',
+      '--key',
+      EC_KEY,
+      '--key',
+      EC_KEY,
+    ]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${EC_KEY}: a second EC P-256 key: a realm signs ES256 with one`);
+  });
+
   it.each([
     ['PEM certificates', true],
     ['base64 DER certificates', false],
