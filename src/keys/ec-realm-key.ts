@@ -45,3 +45,31 @@ export function checkedChain(
     throw new KeyLoadError(`${source}: x5c: the first certificate is not the key's (its public key differs)`);
   return { x5c: chain.x5c, x5tS256: chain.x5tS256 };
 }
+
+/** A made key as the replicas of a shared store keep it: its scalar and its chain (JSON). */
+export function exportEc(key: EcSigningKey): string {
+  return JSON.stringify({ d: Buffer.from(key.scalar).toString('base64url'), x5c: key.x5c });
+}
+
+/** The key and chain of a stored text, checked (a chain that is not the key's is no key); throws if not one. */
+function parseShared(text: string): { key: KeyObject; chain: { x5c: string[]; x5tS256: string } } {
+  const { d, x5c } = JSON.parse(text) as { d?: unknown; x5c?: unknown };
+  if (typeof d !== 'string' || !Array.isArray(x5c) || !x5c.every((c) => typeof c === 'string'))
+    throw new KeyLoadError('the shared EC key: not {d, x5c}');
+  const key = ecKeyFromScalar(Buffer.from(d, 'base64url'));
+  return { key, chain: checkedChain(x5c as string[], key, 'the shared EC key') };
+}
+
+export function isSharedEc(text: string): boolean {
+  try {
+    parseShared(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function importEc(text: string): Promise<EcSigningKey> {
+  const { key, chain } = parseShared(text);
+  return toEcSigningKey(key, chain.x5c, chain.x5tS256);
+}

@@ -94,7 +94,17 @@ export async function loadRealmKeys(
   const makeEc =
     start === undefined
       ? undefined
-      : async () => (await import('./ec-realm-key.js')).ecSigningKey(realm.name, ec, start);
+      : async () => {
+          const made = await import('./ec-realm-key.js');
+          if (ec !== undefined || share === undefined) return made.ecSigningKey(realm.name, ec, start);
+          // A shared store: the first process makes the key and its chain, the others load them.
+          const text = await share(
+            'ec-signing-key',
+            async () => made.exportEc(await made.ecSigningKey(realm.name, undefined, start)),
+            made.isSharedEc,
+          );
+          return made.importEc(text);
+        };
   const store = new KeyStore(rsaKeys, makeEc);
   // A key given on purpose is published at start; a made one is made when first asked for.
   if (ec !== undefined) await store.publishEc(true);
