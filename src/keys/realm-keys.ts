@@ -1,5 +1,5 @@
 // Chooses the realm's signing keys: --key, else the fixtures' `keys`, else a fresh ephemeral key; the same for
-// the EC P-256 key, whose certificate chain is made at start unless the fixtures give one.
+// the EC P-256 key, made with its certificate chain when first asked for unless it is given.
 import type { KeyObject } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import type { Realm } from '../fixtures/realm.js';
