@@ -1,12 +1,13 @@
 // Builds the CommonJS entry points (run by `npm run build`): dist/index.cjs and dist/testcontainers/index.cjs,
 // so `require('mock-idp')` works in CommonJS projects and under Jest's own module loader, which cannot load
-// ES modules. jose is ESM-only and is bundled in; the other dependencies ship CommonJS and stay external.
+// ES modules. jose and @noble/curves are ESM-only and are bundled in; the other dependencies ship CommonJS and
+// stay external.
 import { existsSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})].filter(
-  (name) => name !== 'jose',
+  (name) => name !== 'jose' && name !== '@noble/curves',
 );
 
 const entries = [

@@ -48,9 +48,9 @@ export interface MockIdpOptions {
   issuer?: string;
   /**
    * Private key file (PEM or JWK). Default: the fixtures' `keys`, else an ephemeral RSA-2048 key. One realm
-   * only (with several, each file's `keys` gives its own).
+   * only (with several, each file's `keys` gives its own). Two files: an RSA key and an EC P-256 key.
    */
-  keyFile?: string;
+  keyFile?: string | string[];
   /** Start instant: ISO-8601, epoch seconds or a Date. Default: the fixtures' `clock.start`, else real time. */
   clock?: string | number | Date;
   /** Time stands still until advanced. Default: the fixtures' `clock.frozen`, else false. */

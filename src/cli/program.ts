@@ -71,7 +71,12 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     )
     .addOption(new Option('--host <addr>', 'bind address').env('HOST').default('127.0.0.1'))
     .option('--issuer <url>', 'fixed public realm base URL (default: derived per request)', parseUrl)
-    .option('--key <file>', 'private RSA signing key, PEM or JWK (default: ephemeral)')
+    .option(
+      '--key <file>',
+      'private signing key, PEM or JWK: RSA, or EC P-256 for ES256; repeat it to give both (default: ephemeral)',
+      (file: string, previous: string | string[] | undefined) =>
+        previous === undefined ? file : [...(Array.isArray(previous) ? previous : [previous]), file],
+    )
     .option(
       '--clock <time>',
       'start time: ISO-8601 instant or epoch seconds (default: real time)',
@@ -215,7 +220,8 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
 
   program
     .command('keygen')
-    .description('print a new private RSA key (PKCS#8 PEM) for --key')
+    .description('print a new private key (PKCS#8 PEM) for --key: RSA, or EC P-256 with --type ec')
+    .addOption(new Option('--type <type>', 'key type').choices(['rsa', 'ec']).default('rsa'))
     .addOption(
       new Option('--bits <n>', 'modulus length').default(2048).argParser((v) => {
         if (!/^\d+$/.test(v) || Number(v) < 2048 || Number(v) > 8192)
@@ -224,7 +230,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       }),
     )
     .option('--jwk', 'print a JWK instead of PEM')
-    .action(async (options: { bits: number; jwk?: boolean }) => {
+    .action(async (options: { bits: number; jwk?: boolean; type: 'rsa' | 'ec' }) => {
       await keygen(options, io.stdout);
     });
 

@@ -11,7 +11,7 @@ export interface ServeOptions {
   port: number;
   host: string;
   issuer?: string;
-  key?: string;
+  key?: string | string[];
   clock?: string;
   frozen?: boolean;
   seed?: string;

@@ -1,6 +1,7 @@
 // The realm's signing keys: the active one signs, older ones stay in the JWKS until removed.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { takeEphemeralKey } from './ephemeral.js';
+import type { EcSigningKey } from './ec-key.js';
 import { calculateJwkThumbprint, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
 
 export interface SigningKey {
@@ -34,9 +35,15 @@ export async function generateSigningKey(): Promise<SigningKey> {
 export class KeyStore {
   #keys: SigningKey[];
   #jwks: JSONWebKeySet;
+  /** Makes the realm's EC P-256 key (ES256) on first use: its libraries load only then. */
+  readonly #makeEc: (() => Promise<EcSigningKey>) | undefined;
+  #ec: Promise<EcSigningKey> | undefined;
+  #ecMade: EcSigningKey | undefined;
+  #publishEc = false;
 
-  constructor(keys: SigningKey[]) {
+  constructor(keys: SigningKey[], makeEc?: () => Promise<EcSigningKey>) {
     if (keys.length === 0) throw new Error('a key store needs at least one key');
+    this.#makeEc = makeEc;
     // The same key listed twice would be published twice under one kid.
     this.#keys = keys.filter((k, i) => keys.findIndex((other) => other.kid === k.kid) === i);
     this.#jwks = this.#buildJwks();
@@ -81,7 +88,32 @@ export class KeyStore {
     return true;
   }
 
+  /** The realm's EC P-256 key (ES256), made on the first call; undefined when the store has none. */
+  ecKey(): Promise<EcSigningKey> | undefined {
+    if (this.#makeEc === undefined) return undefined;
+    this.#ec ??= this.#makeEc().then((key) => (this.#ecMade = key));
+    return this.#ec;
+  }
+
+  /** The EC key once made (ecKey), else undefined. */
+  get ec(): EcSigningKey | undefined {
+    return this.#ecMade;
+  }
+
+  /** Whether `/certs` lists the EC key after the RSA keys (off: the JWKS holds the RSA keys alone). */
+  async publishEc(on: boolean): Promise<void> {
+    if (on) await this.ecKey();
+    this.#publishEc = on && this.#ecMade !== undefined;
+    this.#jwks = this.#buildJwks();
+  }
+
+  get ecPublished(): boolean {
+    return this.#publishEc;
+  }
+
   #buildJwks(): JSONWebKeySet {
-    return { keys: this.#keys.map((k) => k.publicJwk) };
+    const keys = this.#keys.map((k) => k.publicJwk);
+    if (this.#publishEc && this.#ecMade !== undefined) keys.push(this.#ecMade.publicJwk);
+    return { keys };
   }
 }

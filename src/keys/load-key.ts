@@ -1,4 +1,4 @@
-// Reading private RSA keys given as PEM (PKCS#8 or PKCS#1) or JWK, from text or a file.
+// Reading private signing keys (RSA, or EC P-256) given as PEM (PKCS#8, PKCS#1 or SEC1) or JWK, from text or a file.
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
@@ -13,11 +13,18 @@ function pemLabel(text: string): string | undefined {
   return label;
 }
 
+/** A private signing key of either kind the realm signs with. */
+export type SigningKeyObject = { kind: 'rsa'; key: KeyObject } | { kind: 'ec'; key: KeyObject };
+
 /**
- * Parses a private RSA key from PEM or JWK text (or a JWK object). A key that is not one says what it is
- * not, never echoing the input (a key file is a secret, and error messages end up in CI logs).
+ * Decodes a private key from PEM or JWK text (or a JWK object), of any type. A key that is not one says what
+ * it is not, never echoing the input (a key file is a secret, and error messages end up in CI logs).
  */
-export function parsePrivateKey(input: string | Record<string, unknown>, source = 'key'): KeyObject {
+function decodePrivateKey(
+  input: string | Record<string, unknown>,
+  source: string,
+  jwkHint: string,
+): KeyObject {
   const fail = (what: string): KeyLoadError => new KeyLoadError(`${source}: not a private key: ${what}`);
   let key: KeyObject;
   if (typeof input === 'string' && input.trimStart().startsWith('-----BEGIN')) {
@@ -46,9 +53,15 @@ export function parsePrivateKey(input: string | Record<string, unknown>, source 
     try {
       key = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
     } catch {
-      throw fail('JSON, but not a private RSA JWK (kty "RSA" with n, e, d, p, q, dp, dq, qi)');
+      throw fail(`JSON, but not a ${jwkHint}`);
     }
   }
+  return key;
+}
+
+const RSA_JWK = 'private RSA JWK (kty "RSA" with n, e, d, p, q, dp, dq, qi)';
+
+function checkRsa(key: KeyObject, source: string): KeyObject {
   if (key.asymmetricKeyType !== 'rsa') {
     throw new KeyLoadError(
       `${source}: an RSA key is needed for RS256, got ${key.asymmetricKeyType ?? 'unknown'}`,
@@ -60,14 +73,46 @@ export function parsePrivateKey(input: string | Record<string, unknown>, source 
   return key;
 }
 
-export async function readPrivateKeyFile(path: string): Promise<KeyObject> {
-  let text: string;
+/** Parses a private RSA key from PEM or JWK text (or a JWK object). */
+export function parsePrivateKey(input: string | Record<string, unknown>, source = 'key'): KeyObject {
+  return checkRsa(decodePrivateKey(input, source, RSA_JWK), source);
+}
+
+/** Parses a private signing key: RSA (at least 2048 bits, for RS256) or EC on P-256 (for ES256). */
+export function parseSigningKey(input: string | Record<string, unknown>, source = 'key'): SigningKeyObject {
+  const key = decodePrivateKey(
+    input,
+    source,
+    `${RSA_JWK} or private EC JWK (kty "EC" with crv "P-256", x, y, d)`,
+  );
+  if (key.asymmetricKeyType === 'ec') {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    if (curve !== 'prime256v1')
+      throw new KeyLoadError(
+        `${source}: an EC key on P-256 (prime256v1) is needed for ES256, got the curve ${curve ?? 'unknown'}`,
+      );
+    return { kind: 'ec', key };
+  }
+  if (key.asymmetricKeyType === 'rsa') return { kind: 'rsa', key: checkRsa(key, source) };
+  throw new KeyLoadError(
+    `${source}: an RSA key (RS256) or an EC P-256 key (ES256) is needed, got ${key.asymmetricKeyType ?? 'unknown'}`,
+  );
+}
+
+async function readKeyText(path: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (err) {
     throw new KeyLoadError(
       `${path}: cannot read key (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
     );
   }
-  return parsePrivateKey(text, path);
+}
+
+export async function readPrivateKeyFile(path: string): Promise<KeyObject> {
+  return parsePrivateKey(await readKeyText(path), path);
+}
+
+export async function readSigningKeyFile(path: string): Promise<SigningKeyObject> {
+  return parseSigningKey(await readKeyText(path), path);
 }

@@ -1,9 +1,49 @@
-// Chooses the realm's signing keys: --key, else the fixtures' `keys`, else a fresh ephemeral key.
+// Chooses the realm's signing keys: --key, else the fixtures' `keys`, else a fresh ephemeral key; the same for
+// the EC P-256 key, made with its certificate chain when first asked for unless it is given.
+import type { KeyObject } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import type { Realm } from '../fixtures/realm.js';
-import { generateSigningKey, KeyStore, toSigningKey } from './key-store.js';
+import type { Ids } from '../ids.js';
+import { generateSigningKey, KeyStore, toSigningKey, type SigningKey } from './key-store.js';
 import { takeEphemeralKey } from './ephemeral.js';
-import { parsePrivateKey, readPrivateKeyFile } from './load-key.js';
+import {
+  KeyLoadError,
+  parsePrivateKey,
+  parseSigningKey,
+  readSigningKeyFile,
+  type SigningKeyObject,
+} from './load-key.js';
+
+/** What a made EC key and chain derive from: the realm's ids (seeded or random) and the clock at start. */
+export interface EcStart {
+  ids: Ids;
+  now: Date;
+}
+
+/** One key of the fixtures' `keys` or of --key, with the chain given beside an EC key. */
+export interface GivenKey {
+  key: SigningKeyObject;
+  source: string;
+  x5c?: string[];
+}
+
+/** Splits given keys into the RSA ones (in order) and the one EC key; a second EC key is refused. */
+function split(given: GivenKey[]): { rsa: KeyObject[]; ec: GivenKey | undefined } {
+  const rsa: KeyObject[] = [];
+  let ec: GivenKey | undefined;
+  for (const g of given) {
+    if (g.key.kind === 'rsa') {
+      if (g.x5c !== undefined)
+        throw new KeyLoadError(
+          `${g.source}: x5c is for the EC P-256 key; the RSA key is published without one`,
+        );
+      rsa.push(g.key.key);
+    } else if (ec !== undefined) {
+      throw new KeyLoadError(`${g.source}: a second EC P-256 key: a realm signs ES256 with one`);
+    } else ec = g;
+  }
+  return { rsa, ec };
+}
 
 /** Stores a value shared by every process of the realm (a Redis store), or undefined: the key is the process's own. */
 type ShareValue = (
@@ -21,28 +61,58 @@ function isPrivateKey(pem: string): boolean {
   }
 }
 
+/** The keys of --key (an RSA key, an EC P-256 key or both), else of the fixtures' `keys`. */
+async function givenKeys(realm: Realm, keyFile: string | string[] | undefined): Promise<GivenKey[]> {
+  const files = keyFile === undefined ? [] : Array.isArray(keyFile) ? keyFile : [keyFile];
+  if (files.length > 0)
+    return Promise.all(files.map(async (file) => ({ key: await readSigningKeyFile(file), source: file })));
+  return Promise.all(
+    (realm.keys ?? []).map(async (spec, i) => {
+      const source = `${realm.source}: keys[${i}]`;
+      const key =
+        'file' in spec
+          ? await readSigningKeyFile(resolvePath(realm.baseDir, spec.file))
+          : 'pem' in spec
+            ? parseSigningKey(spec.pem, source)
+            : parseSigningKey(spec.jwk, source);
+      return { key, source, ...(spec.x5c !== undefined ? { x5c: spec.x5c } : {}) };
+    }),
+  );
+}
+
 export async function loadRealmKeys(
   realm: Realm,
-  keyFile: string | undefined,
+  keyFile: string | string[] | undefined,
   share?: ShareValue,
   pems?: Map<string, string>,
+  start?: EcStart,
 ): Promise<KeyStore> {
-  if (keyFile !== undefined) return new KeyStore([await toSigningKey(await readPrivateKeyFile(keyFile))]);
-  if (realm.keys !== undefined) {
-    const keys = await Promise.all(
-      realm.keys.map(async (spec, i) => {
-        const source = `${realm.source}: keys[${i}]`;
-        const key =
-          'file' in spec
-            ? await readPrivateKeyFile(resolvePath(realm.baseDir, spec.file))
-            : 'pem' in spec
-              ? parsePrivateKey(spec.pem, source)
-              : parsePrivateKey(spec.jwk, source);
-        return toSigningKey(key);
-      }),
-    );
-    return new KeyStore(keys);
-  }
+  const { rsa, ec } = split(await givenKeys(realm, keyFile));
+  const rsaKeys =
+    rsa.length > 0 ? await Promise.all(rsa.map((key) => toSigningKey(key))) : await madeRsaKey(share, pems);
+  // The EC module (@noble/curves, @peculiar/x509) loads only when an EC key is made: not on a cold start's path.
+  const makeEc =
+    start === undefined
+      ? undefined
+      : async () => {
+          const made = await import('./ec-realm-key.js');
+          if (ec !== undefined || share === undefined) return made.ecSigningKey(realm.name, ec, start);
+          // A shared store: the first process makes the key and its chain, the others load them.
+          const text = await share(
+            'ec-signing-key',
+            async () => made.exportEc(await made.ecSigningKey(realm.name, undefined, start)),
+            made.isSharedEc,
+          );
+          return made.importEc(text);
+        };
+  const store = new KeyStore(rsaKeys, makeEc);
+  // A key given on purpose is published at start; a made one is made when first asked for.
+  if (ec !== undefined) await store.publishEc(true);
+  return store;
+}
+
+/** The RSA key when none is given: shared by the replicas of a shared store, else the process's own. */
+async function madeRsaKey(share?: ShareValue, pems?: Map<string, string>): Promise<SigningKey[]> {
   if (share !== undefined) {
     // A shared store: the first process makes the ephemeral key and stores it, the others load it.
     const pem = await share(
@@ -52,7 +122,7 @@ export async function loadRealmKeys(
     );
     const key = await toSigningKey(parsePrivateKey(pem, 'the shared signing key'));
     pems?.set(key.kid, pem);
-    return new KeyStore([key]);
+    return [key];
   }
-  return new KeyStore([await generateSigningKey()]);
+  return [await generateSigningKey()];
 }

@@ -15,7 +15,7 @@ interface RealmOptions {
   clock?: string | number | Date;
   frozen?: boolean;
   seed?: string;
-  keyFile?: string;
+  keyFile?: string | string[];
   issuer?: string;
   /** Normalised already (serveMockIdp does it). */
   httpRelativePath?: string;
@@ -43,7 +43,10 @@ export async function buildProvider(
           backend.shared(realm.name, name, make, valid)
       : undefined;
   const pems = new Map<string, string>();
-  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share, pems);
+  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share, pems, {
+    ids,
+    now: clock.now(),
+  });
   // The realm's HS256 secret (refresh tokens, browser cookies): from the seed, else shared by the replicas.
   const secret =
     share !== undefined && seed === undefined

@@ -34,7 +34,8 @@ beforeAll(async () => {
   ecKey = join(dir, 'ec.pem');
   await writeFile(pemKey, privateKey.export({ format: 'pem', type: 'pkcs8' }));
   await writeFile(jwkKey, JSON.stringify(privateKey.export({ format: 'jwk' })));
-  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  // P-256 keys sign ES256; another curve is refused.
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
   await writeFile(ecKey, ec.privateKey.export({ format: 'pem', type: 'pkcs8' }));
   thumbprint = await calculateJwkThumbprint(publicKey.export({ format: 'jwk' }) as JWK, 'sha256');
 });
@@ -413,11 +414,11 @@ describe('bad input: a clear message, a non-zero exit, never listening', () => {
       /absent\.pem: cannot read key/,
     ],
     [
-      'a non-RSA --key',
+      'an EC --key on a curve other than P-256',
       () => ['--fixtures', FJORD_FIXTURES, '--port', '0', '--key', ecKey],
       {},
       1,
-      /an RSA key is needed for RS256/,
+      /an EC key on P-256 \(prime256v1\) is needed for ES256, got the curve secp384r1/,
     ],
     [
       'a port in use',

@@ -14,7 +14,8 @@ import { endpointsOf, startIdp, useIdp } from '../helpers/server.js';
 
 const CANARY = 'CANARY-7f3a9';
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+// P-256 keys sign ES256; another curve is not a signing key here.
+const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
 
 /** Files that are not a usable private RSA key, each with the canary inside. */
 const NOT_KEYS: [string, string, RegExp][] = [
@@ -33,9 +34,9 @@ const NOT_KEYS: [string, string, RegExp][] = [
     /a PEM "PUBLIC KEY" block, not a private key/,
   ],
   [
-    'an EC key',
+    'an EC key on P-384',
     `${String(ec.privateKey.export({ format: 'pem', type: 'pkcs8' }))}# ${CANARY}\n`,
-    /an RSA key is needed/,
+    /an EC key on P-256 \(prime256v1\) is needed for ES256, got the curve secp384r1/,
   ],
 ];
 

@@ -216,6 +216,45 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     expect(await tokens(a.base)).toEqual([]);
   });
 
+  it('the EC key made on first use is one for every replica, chain included', async () => {
+    const quiet = createLogger('silent');
+    const [a, b] = await Promise.all([
+      startMockIdp({ store: redis.url, logger: quiet }),
+      startMockIdp({ store: redis.url, logger: quiet }),
+    ]);
+    try {
+      const [ka, kb] = await Promise.all([a.provider.keys.ecKey(), b.provider.keys.ecKey()]);
+      expect(ka?.x5c).toHaveLength(2);
+      expect(kb?.publicJwk).toEqual(ka?.publicJwk);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('a stored EC key that does not parse (or whose chain is not its own) is replaced, then shared', async () => {
+    const quiet = createLogger('silent');
+    const first = await startMockIdp({ store: redis.url, logger: quiet });
+    const made = await first.provider.keys.ecKey();
+    await first.close();
+    const junk = new Redis(redis.url);
+    const other = JSON.parse(String(await junk.get('mock-idp:mock:ec-signing-key'))) as { x5c: string[] };
+    // Another key's scalar under this chain: the chain is not the key's.
+    await junk.set(
+      'mock-idp:mock:ec-signing-key',
+      JSON.stringify({ d: 'A'.repeat(42) + 'E', x5c: other.x5c }),
+    );
+    junk.disconnect();
+    const a = await startMockIdp({ store: redis.url, logger: quiet });
+    const b = await startMockIdp({ store: redis.url, logger: quiet });
+    try {
+      const ka = await a.provider.keys.ecKey();
+      expect(ka?.kid).not.toBe(made?.kid);
+      expect((await b.provider.keys.ecKey())?.publicJwk).toEqual(ka?.publicJwk);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it('shared QA state, signing key and realm secret in Redis that do not parse: ignored or replaced, logged once', async () => {
     await onJunk(
       async (junk) => {
