@@ -1,7 +1,7 @@
 // Every mock-idp error class's stable `code`, as one union: `switch (err.code)` on a MockIdpError narrows
 // to its class. The CLI maps the codes to exit codes (cli/exit.ts), the server to HTTP bodies
 // (http/error-handler.ts).
-import type { CliError } from './cli/exit.js';
+import type { CliError } from './cli/cli-error.js';
 import type { ClockRangeError } from './clock.js';
 import type { FixturesError } from './fixtures/errors.js';
 import type { TokenFlowError } from './flows/token-flow.js';

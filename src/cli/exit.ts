@@ -1,19 +1,7 @@
 // Exit codes and the mapping of errors to them, in one place.
 import { isMockIdpError, type MockIdpError } from '../errors.js';
 
-/** ok; failure (bad input, refused request); usage (bad flags); unavailable (the server could not be reached). */
-export const EXIT = { ok: 0, failure: 1, usage: 2, unavailable: 3 } as const;
-
-/** A CLI failure with a message meant for the user (no stack trace). */
-export class CliError extends Error {
-  readonly code = 'ERR_CLI' as const;
-  override name = 'CliError';
-  readonly exitCode: number;
-  constructor(message: string, exitCode: number = EXIT.failure) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
+import { EXIT } from './cli-error.js';
 
 /** What the CLI prints for an error and its exit code; undefined for one the CLI never throws. */
 function reportOf(err: MockIdpError): { line: string; exitCode: number } | undefined {

@@ -7,7 +7,7 @@ import { API_VERSIONS, type ApiVersion } from '../tokens/versions.js';
 import { MAX_USERS } from '../users/generate.js';
 import { normaliseRelativePath } from '../realm/paths.js';
 import { BRAND_WORD, BRAND_WORD_RULE } from '../fixtures/schema.js';
-import { CliError, EXIT } from './exit.js';
+import { CliError, EXIT } from './cli-error.js';
 
 export function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535)

@@ -3,7 +3,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { existsSync } from 'node:fs';
 import { didYouMean } from '../suggest.js';
 import { check } from './check.js';
-import { CliError, EXIT, reportError } from './exit.js';
+import { CliError, EXIT } from './cli-error.js';
+import { reportError } from './exit.js';
 import { keygen } from './keygen.js';
 import { MINT_SIGNATURES, MINT_TOKEN_TYPES } from '../qa/mint-request.js';
 import {

@@ -1,7 +1,7 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
 import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
-import { CliError, EXIT } from './exit.js';
+import { CliError, EXIT } from './cli-error.js';
 import { watchFixtures } from './watch.js';
 import { realmBasePath } from '../realm/paths.js';
 

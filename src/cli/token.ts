@@ -4,7 +4,7 @@ import { Minter } from '../qa/mint.js';
 import type { ApiVersion } from '../tokens/versions.js';
 import { createProvider } from '../server.js';
 import { realmBasePath } from '../realm/paths.js';
-import { CliError, EXIT } from './exit.js';
+import { CliError, EXIT } from './cli-error.js';
 
 /** Offline tokens name this origin unless an issuer is fixed: the default `serve` address, as its ready line shows it. */
 const OFFLINE_ORIGIN = 'http://127.0.0.1:8080';

@@ -1,6 +1,6 @@
 // `mock-idp users --count N [--seed S]`: prints a YAML `users:` block of synthetic test identities,
 // streamed in 1 MB chunks (a million users are ~860 MB of YAML), waiting when the reader is slower.
-import { CliError } from './exit.js';
+import { CliError } from './cli-error.js';
 import { syntheticUsers } from '../users/generate.js';
 import { userYaml } from '../users/yaml.js';
 

@@ -3,7 +3,7 @@ import { createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { makeChain, readChain } from './chain.js';
 import { ecKeyFromScalar, scalarFromSeed, toEcSigningKey, type EcSigningKey } from './ec-key.js';
 import { KeyLoadError } from './load-key.js';
-import type { EcStart, GivenKey } from './realm-keys.js';
+import type { EcStart, GivenKey } from './given-key.js';
 
 /** The realm's EC key: the given one (with its chain, or one made for it), else one made from the ids. */
 export async function ecSigningKey(

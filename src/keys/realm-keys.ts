@@ -3,29 +3,10 @@
 import type { KeyObject } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import type { Realm } from '../fixtures/realm.js';
-import type { Ids } from '../ids.js';
 import { generateSigningKey, KeyStore, toSigningKey, type SigningKey } from './key-store.js';
 import { takeEphemeralKey } from './ephemeral.js';
-import {
-  KeyLoadError,
-  parsePrivateKey,
-  parseSigningKey,
-  readSigningKeyFile,
-  type SigningKeyObject,
-} from './load-key.js';
-
-/** What a made EC key and chain derive from: the realm's ids (seeded or random) and the clock at start. */
-export interface EcStart {
-  ids: Ids;
-  now: Date;
-}
-
-/** One key of the fixtures' `keys` or of --key, with the chain given beside an EC key. */
-export interface GivenKey {
-  key: SigningKeyObject;
-  source: string;
-  x5c?: string[];
-}
+import type { EcStart, GivenKey } from './given-key.js';
+import { KeyLoadError, parsePrivateKey, parseSigningKey, readSigningKeyFile } from './load-key.js';
 
 /** Splits given keys into the RSA ones (in order) and the one EC key; a second EC key is refused. */
 function split(given: GivenKey[]): { rsa: KeyObject[]; ec: GivenKey | undefined } {

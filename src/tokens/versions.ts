@@ -1,6 +1,5 @@
 // Interface versions and sign-in methods as the tokens show them: the one place that knows what each version adds.
 import { METHODS, type ApiVersion, type Method } from '../fixtures/versions.js';
-import type { Claims } from './claims.js';
 
 export { API_VERSIONS, METHODS, type ApiVersion, type Method } from '../fixtures/versions.js';
 /** The versions this mock-idp issues tokens in (3 and 4 need ES256 key material). */
@@ -31,7 +30,7 @@ export const amrOf = (method: Method): string => method.toUpperCase();
  * The claims `version` adds to access, ID and refresh tokens, onto `out`: from version 2 `api_ver`, and
  * `amr` as an array of lower-case method names. Version 1 adds nothing.
  */
-export function addVersionClaims(out: Claims, version: ApiVersion | undefined): void {
+export function addVersionClaims(out: Record<string, unknown>, version: ApiVersion | undefined): void {
   if (version === undefined || version < 2) return;
   const amr = out['amr'];
   if (typeof amr === 'string') out['amr'] = [amr.toLowerCase()];

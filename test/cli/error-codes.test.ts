@@ -1,6 +1,7 @@
 // Every error class's stable code, and the CLI's exit code and line for each: one table.
 import { describe, expect, it } from 'vitest';
-import { CliError, EXIT, reportError } from '../../src/cli/exit.js';
+import { CliError, EXIT } from '../../src/cli/cli-error.js';
+import { reportError } from '../../src/cli/exit.js';
 import { ClockRangeError } from '../../src/clock.js';
 import { isMockIdpError, ListenError, type MockIdpErrorCode } from '../../src/errors.js';
 import { FixturesError } from '../../src/fixtures/errors.js';
