@@ -41,15 +41,21 @@ async function seeded(seed: string): Promise<TestIdp> {
   return idp;
 }
 
+/** `certs` with the signing keys only: the realm's encryption key (use "enc", made at start) is not this file's. */
+async function signingCerts(url: string): Promise<{ json: Jwks }> {
+  const { json } = await get<Jwks>(url);
+  return { json: { keys: json.keys.filter((k) => k.use !== 'enc') } };
+}
+
 async function certsText(idp: TestIdp): Promise<string> {
-  return (await fetch(idp.endpoints.certs)).text();
+  return JSON.stringify((await signingCerts(idp.endpoints.certs)).json);
 }
 
 describe('the EC key and its chain', () => {
   it('certs lists the RSA key first, then the EC key with kid, ES256, x5c and x5t#S256 (nothing private)', async () => {
     const idp = await seeded('chain');
     try {
-      const { json } = await get<Jwks>(idp.endpoints.certs);
+      const { json } = await signingCerts(idp.endpoints.certs);
       expect(json.keys.map((k) => [k.kty, k.alg])).toEqual([
         ['RSA', 'RS256'],
         ['EC', 'ES256'],
@@ -77,7 +83,7 @@ describe('the EC key and its chain', () => {
   it("the leaf's public key is the JWK's; the CA signed the leaf and itself, with CA:TRUE", async () => {
     const idp = await seeded('chain');
     try {
-      const ec = (await get<Jwks>(idp.endpoints.certs)).json.keys[1] as JWK;
+      const ec = (await signingCerts(idp.endpoints.certs)).json.keys[1] as JWK;
       const [leafDer, caDer] = ec.x5c ?? [];
       const fromCert = await exportJWK(await importX509(pem(leafDer ?? ''), 'ES256', { extractable: true }));
       expect({ x: fromCert.x, y: fromCert.y, crv: fromCert.crv }).toEqual({ x: ec.x, y: ec.y, crv: ec.crv });
@@ -124,7 +130,7 @@ describe('the EC key and its chain', () => {
       expect(ka?.kid).not.toBe(kb?.kid);
       expect(ka?.x5c[1]).not.toBe(kb?.x5c[1]);
       // Until the realm signs ES256, version 1's certs holds the RSA key alone.
-      expect((await get<Jwks>(a.endpoints.certs)).json.keys.map((k) => k.kty)).toEqual(['RSA']);
+      expect((await signingCerts(a.endpoints.certs)).json.keys.map((k) => k.kty)).toEqual(['RSA']);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
@@ -170,7 +176,7 @@ describe('fixing the EC key', () => {
       EC_KEY,
     ]);
     try {
-      const { json } = await get<Jwks>(`${serve.base}/protocol/openid-connect/certs`);
+      const { json } = await signingCerts(`${serve.base}/protocol/openid-connect/certs`);
       const ecPublic = await exportJWK(createPrivateKey(EC_PEM));
       expect(json.keys.map((k) => k.kty)).toEqual(['RSA', 'EC']);
       expect(json.keys[1]).toMatchObject({ x: ecPublic.x, y: ecPublic.y, alg: 'ES256' });
@@ -213,7 +219,7 @@ describe('fixing the EC key', () => {
     );
     const idp = await startIdp({ fixtures: file });
     try {
-      const { json } = await get<Jwks>(idp.endpoints.certs);
+      const { json } = await signingCerts(idp.endpoints.certs);
       expect(json.keys[1]?.x5c).toEqual(chain);
     } finally {
       await idp.close();
@@ -226,7 +232,7 @@ describe('fixing the EC key', () => {
     writeFileSync(file, JSON.stringify({ keys: [{ jwk }], clients: { m2m: { secret: 's' } } }));
     const idp = await startIdp({ fixtures: file });
     try {
-      const { json } = await get<Jwks>(idp.endpoints.certs);
+      const { json } = await signingCerts(idp.endpoints.certs);
       expect(json.keys.map((k) => k.kty)).toEqual(['RSA', 'EC']);
       expect(json.keys[1]).toMatchObject({ x: jwk.x, y: jwk.y });
     } finally {
@@ -326,7 +332,7 @@ describe('mock-idp keygen --type ec', () => {
     writeFileSync(file, stdout);
     const idp = await startIdp({ keyFile: file });
     try {
-      expect((await get<Jwks>(idp.endpoints.certs)).json.keys.map((k) => k.kty)).toEqual(['RSA', 'EC']);
+      expect((await signingCerts(idp.endpoints.certs)).json.keys.map((k) => k.kty)).toEqual(['RSA', 'EC']);
     } finally {
       await idp.close();
     }
