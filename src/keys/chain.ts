@@ -15,7 +15,7 @@ const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const VALIDITY_MS = 10 * 365 * 24 * 3600 * 1000;
 
 /** What makes a chain: the keys, serial bytes and the instant it starts at. */
-export interface ChainInput {
+interface ChainInput {
   realm: string;
   caKey: KeyObject;
   leafKey: KeyObject;

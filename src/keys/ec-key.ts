@@ -40,11 +40,6 @@ export function scalarFromSeed(seed: Uint8Array): Uint8Array {
   return p256.utils.randomSecretKey(seed);
 }
 
-/** A fresh random P-256 scalar. */
-export function randomScalar(): Uint8Array {
-  return p256.utils.randomSecretKey();
-}
-
 /** ECDSA P-256 with SHA-256 over `data`, RFC 6979 deterministic; r‖s, 64 bytes (the JWS and WebCrypto form). */
 export function signP256(scalar: Uint8Array, data: Uint8Array): Uint8Array {
   return p256.sign(data, scalar, { prehash: true, lowS: false });

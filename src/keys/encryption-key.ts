@@ -5,7 +5,7 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import { parsePrivateKey } from './load-key.js';
 
 /** The key management algorithm the key's JWK names; the others of ENCRYPTION_ALGS work with it alike. */
-export const ENCRYPTION_KEY_ALG = 'RSA-OAEP-256';
+const ENCRYPTION_KEY_ALG = 'RSA-OAEP-256';
 
 export interface EncryptionKey {
   kid: string;
@@ -30,7 +30,7 @@ function generate(): Promise<KeyObject> {
 }
 
 /** The encryption key of a Node private key; `kid` is the RFC 7638 thumbprint. */
-export async function toEncryptionKey(key: KeyObject): Promise<EncryptionKey> {
+async function toEncryptionKey(key: KeyObject): Promise<EncryptionKey> {
   const privateJwk = key.export({ format: 'jwk' }) as JWK;
   const pub = createPublicKey(key).export({ format: 'jwk' }) as JWK;
   const kid = await calculateJwkThumbprint(pub, 'sha256');

@@ -109,10 +109,6 @@ async function readKeyText(path: string): Promise<string> {
   }
 }
 
-export async function readPrivateKeyFile(path: string): Promise<KeyObject> {
-  return parsePrivateKey(await readKeyText(path), path);
-}
-
 export async function readSigningKeyFile(path: string): Promise<SigningKeyObject> {
   return parseSigningKey(await readKeyText(path), path);
 }

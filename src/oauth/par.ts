@@ -9,10 +9,10 @@ import { isRegisteredRedirect } from './redirect-uri.js';
 import { withRequestObject } from './request-object.js';
 
 /** The prefix of a request_uri this server hands out (RFC 9126 §2.2). */
-export const PUSHED_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+const PUSHED_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 
 /** How long a pushed request waits for its authorize request, seconds (Keycloak's default). */
-export const PUSHED_REQUEST_LIFESPAN_S = 60;
+const PUSHED_REQUEST_LIFESPAN_S = 60;
 
 /** How long the login page of a pushed request may wait for the user, seconds (Keycloak's login timeout). */
 const LOGIN_PAGE_LIFESPAN_S = 1800;

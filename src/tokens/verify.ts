@@ -34,8 +34,6 @@ export type Refusal =
   | { reason: 'revoked' }
   | { reason: 'session-ended' };
 
-export type RefusalReason = Refusal['reason'];
-
 /** The outcome of {@link verifyToken}, with the decoded header and claims (null when the text is not a JWT). */
 type Verification =
   | { ok: true; token: VerifiedToken; header: Record<string, unknown>; claims: Record<string, unknown> }
