@@ -1,8 +1,9 @@
 // The realm's RSA encryption key ("use":"enc"): clients encrypt request objects (JWE) to it. Made at start
 // on the thread pool and not awaited there, so it never delays the first token; /certs and decryption wait.
-import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { parsePrivateKey } from './load-key.js';
+import { generateRsaKey } from './ephemeral.js';
+import { sharedRsaKey, type ShareValue } from './shared-key.js';
 
 /** The key management algorithm the key's JWK names; the others of ENCRYPTION_ALGS work with it alike. */
 const ENCRYPTION_KEY_ALG = 'RSA-OAEP-256';
@@ -12,21 +13,6 @@ export interface EncryptionKey {
   /** The private JWK, without `alg`: one key serves every key management algorithm accepted. */
   privateJwk: JWK;
   publicJwk: JWK;
-}
-
-/** Stores a value shared by every process of the realm (a Redis store): each replica decrypts alike. */
-type ShareValue = (
-  name: string,
-  make: () => Promise<string>,
-  valid: (value: string) => boolean,
-) => Promise<string>;
-
-function generate(): Promise<KeyObject> {
-  return new Promise((resolve, reject) => {
-    generateKeyPair('rsa', { modulusLength: 2048 }, (err, _publicKey, privateKey) =>
-      err ? reject(err) : resolve(privateKey),
-    );
-  });
 }
 
 /** The encryption key of a Node private key; `kid` is the RFC 7638 thumbprint. */
@@ -48,25 +34,12 @@ async function toEncryptionKey(key: KeyObject): Promise<EncryptionKey> {
   };
 }
 
-function isPrivateKey(pem: string): boolean {
-  try {
-    parsePrivateKey(pem);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Starts making the realm's encryption key: a fresh one, or with a shared store the replicas' one. */
 export function startEncryptionKey(share?: ShareValue): Promise<EncryptionKey> {
   const key =
     share === undefined
-      ? generate().then(toEncryptionKey)
-      : share(
-          'encryption-key',
-          async () => (await generate()).export({ format: 'pem', type: 'pkcs8' }).toString(),
-          isPrivateKey,
-        ).then((pem) => toEncryptionKey(parsePrivateKey(pem, 'the shared encryption key')));
+      ? generateRsaKey().then(toEncryptionKey)
+      : sharedRsaKey(share, 'encryption-key', generateRsaKey).then(({ key }) => toEncryptionKey(key));
   // Awaited by /certs and decryption; a failure surfaces there, never as an unhandled rejection.
   key.catch(() => undefined);
   return key;

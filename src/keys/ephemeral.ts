@@ -4,7 +4,8 @@ import { generateKeyPair, type KeyObject } from 'node:crypto';
 
 let pending: Promise<KeyObject> | undefined;
 
-function generate(): Promise<KeyObject> {
+/** A fresh RSA-2048 private key, made on the thread pool. */
+export function generateRsaKey(): Promise<KeyObject> {
   return new Promise((resolve, reject) => {
     generateKeyPair('rsa', { modulusLength: 2048 }, (err, _publicKey, privateKey) =>
       err ? reject(err) : resolve(privateKey),
@@ -14,13 +15,13 @@ function generate(): Promise<KeyObject> {
 
 /** Starts generating a key now; the next takeEphemeralKey() gets it. */
 export function startEphemeralKey(): void {
-  pending ??= generate();
+  pending ??= generateRsaKey();
   pending.catch(() => undefined);
 }
 
 /** A fresh private key: the one started ahead if there is one (each key is handed out once). */
 export function takeEphemeralKey(): Promise<KeyObject> {
-  const key = pending ?? generate();
+  const key = pending ?? generateRsaKey();
   pending = undefined;
   return key;
 }

@@ -6,7 +6,8 @@ import type { Realm } from '../fixtures/realm.js';
 import { generateSigningKey, KeyStore, toSigningKey, type SigningKey } from './key-store.js';
 import { takeEphemeralKey } from './ephemeral.js';
 import type { EcStart, GivenKey } from './given-key.js';
-import { KeyLoadError, parsePrivateKey, parseSigningKey, readSigningKeyFile } from './load-key.js';
+import { sharedRsaKey, type ShareValue } from './shared-key.js';
+import { KeyLoadError, parseSigningKey, readSigningKeyFile } from './load-key.js';
 
 /** Splits given keys into the RSA ones (in order) and the one EC key; a second EC key is refused. */
 function split(given: GivenKey[]): { rsa: KeyObject[]; ec: GivenKey | undefined } {
@@ -24,22 +25,6 @@ function split(given: GivenKey[]): { rsa: KeyObject[]; ec: GivenKey | undefined 
     } else ec = g;
   }
   return { rsa, ec };
-}
-
-/** Stores a value shared by every process of the realm (a Redis store), or undefined: the key is the process's own. */
-type ShareValue = (
-  name: string,
-  make: () => Promise<string>,
-  valid: (value: string) => boolean,
-) => Promise<string>;
-
-function isPrivateKey(pem: string): boolean {
-  try {
-    parsePrivateKey(pem);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The keys of --key (an RSA key, an EC P-256 key or both), else of the fixtures' `keys`. */
@@ -96,13 +81,9 @@ export async function loadRealmKeys(
 async function madeRsaKey(share?: ShareValue, pems?: Map<string, string>): Promise<SigningKey[]> {
   if (share !== undefined) {
     // A shared store: the first process makes the ephemeral key and stores it, the others load it.
-    const pem = await share(
-      'signing-key',
-      async () => (await takeEphemeralKey()).export({ format: 'pem', type: 'pkcs8' }).toString(),
-      isPrivateKey,
-    );
-    const key = await toSigningKey(parsePrivateKey(pem, 'the shared signing key'));
-    pems?.set(key.kid, pem);
+    const shared = await sharedRsaKey(share, 'signing-key', takeEphemeralKey);
+    const key = await toSigningKey(shared.key);
+    pems?.set(key.kid, shared.pem);
     return [key];
   }
   return [await generateSigningKey()];
