@@ -5,7 +5,7 @@ import type { RealmContext } from '../realm/context.js';
 import { checkAuthorizeRequest } from './authorize.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import { Params } from './params.js';
-import { isRegisteredRedirect } from './redirect-uri.js';
+import { registeredRedirectUri } from './redirect-uri.js';
 import { withRequestObject } from './request-object.js';
 
 /** The prefix of a request_uri this server hands out (RFC 9126 §2.2). */
@@ -53,13 +53,9 @@ export async function pushAuthorizationRequest(
     clock: p.clock,
     encryptionKey: p.encryptionKey,
   });
-  const redirectUri = params.get('redirect_uri');
-  if (redirectUri === undefined) throw invalidRequest('Missing parameter: redirect_uri');
-  if (!isRegisteredRedirect(client, redirectUri))
-    throw invalidRequest(
-      `Invalid parameter: redirect_uri "${redirectUri}" is not registered for client "${client.id}"`,
-    );
-  checkAuthorizeRequest(p, client, redirectUri, params);
+  const redirect = registeredRedirectUri(client, params.get('redirect_uri'));
+  if ('problem' in redirect) throw invalidRequest(redirect.problem);
+  checkAuthorizeRequest(p, client, redirect.uri, params);
   const requestUri = await storePushed(p, client, params, PUSHED_REQUEST_LIFESPAN_S);
   return { request_uri: requestUri, expires_in: PUSHED_REQUEST_LIFESPAN_S };
 }

@@ -9,6 +9,22 @@ export function isRegisteredRedirect(client: Client, uri: string): boolean {
   return wellFormed(uri) && client.redirectUris.some((registered) => matchesRegistered(registered, uri));
 }
 
+/**
+ * The request's redirect URI when it is registered for `client`, else why not: in the words the authorize
+ * error page and a pushed request's JSON error both answer with.
+ */
+export function registeredRedirectUri(
+  client: Client,
+  redirectUri: string | undefined,
+): { uri: string } | { problem: string } {
+  if (redirectUri === undefined) return { problem: 'Missing parameter: redirect_uri' };
+  if (!isRegisteredRedirect(client, redirectUri))
+    return {
+      problem: `Invalid parameter: redirect_uri "${redirectUri}" is not registered for client "${client.id}"`,
+    };
+  return { uri: redirectUri };
+}
+
 /** An absolute URI without fragment and user info. */
 function wellFormed(uri: string): boolean {
   const url = URL.canParse(uri) ? new URL(uri) : undefined;

@@ -15,7 +15,7 @@ import { browserSession, sessionCookies } from '../../oauth/browser-session.js';
 import type { Session } from '../../store/state-store.js';
 import { OAuthError } from '../../oauth/errors.js';
 import type { Params } from '../../oauth/params.js';
-import { isRegisteredRedirect } from '../../oauth/redirect-uri.js';
+import { isRegisteredRedirect, registeredRedirectUri } from '../../oauth/redirect-uri.js';
 import { withRequestObject } from '../../oauth/request-object.js';
 import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
 import { issuerOf, noteForLog, paramsOf } from '../context.js';
@@ -147,14 +147,8 @@ async function checkRequestObject(
 
 /** The redirect URI, registered for the client, or the error page: errors go there only from here on. */
 function checkRedirectUri({ res }: Exchange, params: Params, client: Client): string | undefined {
-  const redirectUri = params.get('redirect_uri');
-  if (redirectUri === undefined) return errorPage(res, 'Missing parameter: redirect_uri');
-  if (!isRegisteredRedirect(client, redirectUri))
-    return errorPage(
-      res,
-      `Invalid parameter: redirect_uri "${redirectUri}" is not registered for client "${client.id}"`,
-    );
-  return redirectUri;
+  const redirect = registeredRedirectUri(client, params.get('redirect_uri'));
+  return 'problem' in redirect ? errorPage(res, redirect.problem) : redirect.uri;
 }
 
 /** The checked request (response type, mode, scopes, nonce, PKCE, prompt, max_age), or its error. */
