@@ -79,6 +79,19 @@ export async function authorizeRedirect(idp: TestIdp, a: AuthorizeParams): Promi
   return url.hash.length > 1 ? new URLSearchParams(url.hash.slice(1)) : url.searchParams;
 }
 
+/** GET authorize with exactly `query` (no defaults added), without following the redirect. */
+export function authorizeWith(idp: TestIdp, query: Record<string, string>): Promise<Response> {
+  return fetch(`${idp.endpoints.auth}?${new URLSearchParams(query)}`, { redirect: 'manual' });
+}
+
+/** The query parameters a 302 carries, after checking it is one and goes to `base`. */
+export async function redirectParams(response: Response, base: string): Promise<URLSearchParams> {
+  expect(response.status, await response.clone().text()).toBe(302);
+  const url = new URL(response.headers.get('location') as string);
+  expect(`${url.origin}${url.pathname}`).toBe(base);
+  return url.searchParams;
+}
+
 /** A fresh authorization code for `a` (default: teller-web, ingrid, scope openid). */
 export async function codeFor(idp: TestIdp, a: AuthorizeParams = {}): Promise<string> {
   const params = await authorizeRedirect(idp, a);

@@ -16,6 +16,7 @@ import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { get } from '../helpers/http.js';
 import { decode, vaultSignerKey } from '../helpers/jwt.js';
+import { authorizeWith, redirectParams } from '../helpers/flows.js';
 import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const VAULT_CB = 'http://vault.fjord.test/cb';
@@ -73,17 +74,7 @@ async function encrypt(
     .encrypt(await importJWK({ ...key, alg }, alg));
 }
 
-async function authorize(query: Record<string, string>): Promise<Response> {
-  return fetch(`${idp.endpoints.auth}?${new URLSearchParams(query)}`, { redirect: 'manual' });
-}
-
-/** The parameters a 302 carries to `base`. */
-async function redirectParams(response: Response, base: string): Promise<URLSearchParams> {
-  expect(response.status, await response.clone().text()).toBe(302);
-  const url = new URL(response.headers.get('location') as string);
-  expect(`${url.origin}${url.pathname}`).toBe(base);
-  return url.searchParams;
-}
+const authorize = (query: Record<string, string>): Promise<Response> => authorizeWith(idp, query);
 
 describe("the realm's encryption key", () => {
   it('is an RSA key with use enc and alg RSA-OAEP-256 in /certs, after the signing key', async () => {

@@ -4,6 +4,7 @@ import { generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWTPayload
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { REQUEST_URI_TIMEOUT_MS } from '../../src/oauth/request-uri.js';
 import { vaultSignerKey } from '../helpers/jwt.js';
+import { authorizeWith, redirectParams } from '../helpers/flows.js';
 import { useIdp, useLocalServer, Y2030 } from '../helpers/server.js';
 
 const VAULT_CB = 'http://vault.fjord.test/cb';
@@ -95,17 +96,7 @@ function serve(path: string, object: string): string {
   return `${host.url}${path}`;
 }
 
-async function authorize(query: Record<string, string>): Promise<Response> {
-  return fetch(`${idp.endpoints.auth}?${new URLSearchParams(query)}`, { redirect: 'manual' });
-}
-
-/** The parameters a 302 carries to `base` (query string). */
-async function redirectParams(response: Response, base: string): Promise<URLSearchParams> {
-  expect(response.status, await response.clone().text()).toBe(302);
-  const url = new URL(response.headers.get('location') as string);
-  expect(`${url.origin}${url.pathname}`).toBe(base);
-  return url.searchParams;
-}
+const authorize = (query: Record<string, string>): Promise<Response> => authorizeWith(idp, query);
 
 describe('request: a valid request object', () => {
   it('RS256 by the client jwks: the query carries only client_id and request', async () => {
