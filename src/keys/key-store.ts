@@ -6,8 +6,10 @@ import { calculateJwkThumbprint, importJWK, type CryptoKey, type JSONWebKeySet, 
 
 export interface SigningKey {
   kid: string;
-  /** WebCrypto key: signing runs on the thread pool, off the event loop. */
+  /** WebCrypto key (jose's QA mint signs with it). */
   privateKey: CryptoKey;
+  /** The same key as a Node KeyObject: the per-request signer (src/tokens/jws.ts) signs with it. */
+  privateKeyObject: KeyObject;
   publicKey: CryptoKey;
   publicJwk: JWK;
 }
@@ -22,6 +24,7 @@ export async function toSigningKey(key: KeyObject): Promise<SigningKey> {
   return {
     kid,
     privateKey,
+    privateKeyObject: key,
     publicKey,
     publicJwk: { kty: 'RSA', kid, use: 'sig', alg: 'RS256', n: pub.n as string, e: pub.e as string },
   };

@@ -3,7 +3,7 @@
 // The bytes are jose's exactly (same header and payload JSON, deterministic signatures; test/tokens/jws.test.ts
 // holds the two to each other and verifies the output with jose): this only skips jose's per-call claim
 // builder, header checks and WebCrypto hand-off. jose stays for verification, JWK/JWKS and the QA mint's algs.
-import { createHmac, KeyObject, sign } from 'node:crypto';
+import { createHmac, sign, type KeyObject } from 'node:crypto';
 import type { JWTHeaderParameters, JWTPayload } from 'jose';
 import type { SigningKey } from '../keys/key-store.js';
 
@@ -33,7 +33,7 @@ function preparedRsa(key: SigningKey): Prepared {
   let p = prepared.get(key.privateKey);
   if (p === undefined) {
     p = {
-      key: KeyObject.from(key.privateKey),
+      key: key.privateKeyObject,
       head: `${segment(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: key.kid }))}.`,
     };
     prepared.set(key.privateKey, p);
