@@ -14,6 +14,13 @@ import type { MockIdpContainerError } from './testcontainers/errors.js';
 export class ListenError extends Error {
   readonly code = 'ERR_LISTEN' as const;
   override name = 'ListenError';
+  constructor(
+    message: string,
+    /** Why: the port is taken, the address is not this host's, or the system's own reason. */
+    readonly reason: 'in-use' | 'unavailable' | 'other' = 'other',
+  ) {
+    super(message);
+  }
 }
 
 export type MockIdpError =

@@ -282,7 +282,9 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
           : err.code === 'EADDRNOTAVAIL'
             ? `address ${host} is not available`
             : err.message;
-      reject(new ListenError(`cannot listen on ${host}:${port}: ${reason}`));
+      const why =
+        err.code === 'EADDRINUSE' ? 'in-use' : err.code === 'EADDRNOTAVAIL' ? 'unavailable' : 'other';
+      reject(new ListenError(`cannot listen on ${host}:${port}: ${reason}`, why));
     };
     server.once('error', onError);
     server.listen(port, host, () => {

@@ -33,6 +33,8 @@ describe('npm pack', () => {
     'fixtures/default.yaml',
     'fixtures.schema.json',
     'README.md',
+    'docs/fixtures.md',
+    'docs/versions.md',
     'LICENSE',
     'package.json',
   ])('ships %s', (path) => {
@@ -42,7 +44,7 @@ describe('npm pack', () => {
   it('ships no sources, tests, source maps or dev files', () => {
     const extra = files.filter(
       (f) =>
-        !/^(bin\/|dist\/|fixtures\/)/.test(f) &&
+        !/^(bin\/|dist\/|fixtures\/|docs\/[\w-]+\.(md|png)$)/.test(f) &&
         !['fixtures.schema.json', 'README.md', 'LICENSE', 'package.json'].includes(f),
     );
     expect(extra).toEqual([]);

@@ -14,8 +14,15 @@ function reportOf(err: MockIdpError): { line: string; exitCode: number } | undef
     case 'ERR_KEY_INVALID':
     case 'ERR_CLOCK_RANGE':
     case 'ERR_STORE_UNAVAILABLE':
-    case 'ERR_LISTEN':
       return { line: err.message, exitCode: EXIT.failure };
+    case 'ERR_LISTEN':
+      return {
+        line:
+          err.reason === 'in-use'
+            ? `${err.message} (another server is there: stop it, or pick another port; --port 0 takes any free one)`
+            : err.message,
+        exitCode: EXIT.failure,
+      };
     // The library's and the Testcontainers module's own: from the CLI, a bug (printed with its stack).
     case 'ERR_TOKEN_FLOW':
     case 'FIXTURES_UNREADABLE':

@@ -58,6 +58,33 @@ function readyLine(realm: ListeningRealm, relativePath: string): string {
   return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
 }
 
+/** A store option as the ready line names it: `memory`, or the Redis URL without its password. */
+function storeName(store: string | undefined): string {
+  if (store === undefined || store === 'memory') return 'memory';
+  try {
+    const url = new URL(store);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return store;
+  }
+}
+
+/**
+ * The line after the realms' ready lines: where a person goes next (the start page, the first realm's
+ * inspector) and which store holds the state. The ready lines themselves stay as scripts parse them.
+ */
+function nextLine(realms: readonly ListeningRealm[], options: ServeOptions): string | undefined {
+  const first = realms[0];
+  if (first === undefined) return undefined;
+  const relativePath = options.httpRelativePath ?? '';
+  const inspector =
+    options.qaApi === false
+      ? 'inspector off (--no-qa-api)'
+      : `inspector ${first.url}${realmBasePath(first.name, relativePath)}/mock/ui`;
+  return `mock-idp start page ${first.url}${relativePath}/ · ${inspector} · store ${storeName(options.store)}`;
+}
+
 /** How long SIGINT/SIGTERM lets requests in flight finish before their connections are closed. */
 const DRAIN_MS = 10_000;
 
@@ -102,6 +129,8 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
     // The ready lines as soon as the server listens (with an ephemeral key, before it is made).
     idp = await serveMockIdp(toMockIdpOptions(options), (realms) => {
       for (const realm of realms) io.stdout(readyLine(realm, options.httpRelativePath ?? ''));
+      const next = nextLine(realms, options);
+      if (next !== undefined) io.stdout(next);
     });
   } catch (err) {
     closeWatchers();

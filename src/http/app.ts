@@ -11,6 +11,7 @@ import type { JournalRecord } from '../store/journal.js';
 import { OAuthError } from '../oauth/errors.js';
 import { sendJson } from './context.js';
 import { errorHandler } from './error-handler.js';
+import { sendIndexPage } from './index-page.js';
 import { requestOrigin } from './origin.js';
 import { createRealmRouter, type RealmHooks } from './realm-router.js';
 
@@ -111,6 +112,11 @@ export function createApp(
     if (store.ok) sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });
     else sendJson(res, 503, { status: 'DOWN', reason: store.reason }, { 'Cache-Control': 'no-store' });
   });
+
+  const providers = realms.map((r) => r.provider);
+  app.get(relativePath === '' ? '/' : [relativePath, `${relativePath}/`], (req, res) =>
+    sendIndexPage(req, res, providers, relativePath),
+  );
 
   // A realm's name is fixed for the server's life (PUT /mock/fixtures refuses to change it): a literal
   // mount path per realm spares every request express's path-parameter processing. One layer per realm,

@@ -1,4 +1,4 @@
-// The few HTML pages: login page, error page, logged-out page, form_post auto-submit.
+// The few HTML pages: login page, error page, logged-out page, form_post auto-submit; the layout the start page shares.
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { Subject } from '../fixtures/realm.js';
@@ -21,6 +21,10 @@ button.user:hover,button.user:focus{border-color:#2f6fdf;outline:2px solid #cfe0
 .k{color:#5b6475}.v{font-family:ui-monospace,monospace}
 button.cancel{margin-top:1.2rem;padding:.6rem 1.4rem;border:1px solid #c9d1de;border-radius:8px;background:#eef1f5;color:#1d2330}
 button.cancel:hover{background:#e1e6ee}
+h2{font-size:1.1rem;margin:1.4rem 0 .4rem}a{color:#1f5bc4}code{font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}
+dl.index{display:grid;grid-template-columns:max-content 1fr;gap:.3rem .8rem;margin:0 0 .6rem}dl.index dt{color:#5b6475}dl.index dd{margin:0;overflow-wrap:anywhere}
+ul.links{padding-left:1.1rem;margin:.3rem 0}ul.links li{margin:.25rem 0;overflow-wrap:anywhere}.foot{margin-top:1.6rem}
+@media (max-width:30rem){dl.index{grid-template-columns:1fr;gap:0}dl.index dd{margin-bottom:.4rem}}
 @media (max-width:30rem){body{margin:1rem auto}.facts{flex-direction:column;gap:.1rem}button.cancel{width:100%}}`;
 
 function layout(title: string, body: string): string {
@@ -29,6 +33,11 @@ function layout(title: string, body: string): string {
 <title>${escapeHtml(title)} · mock-idp</title>
 <style>${STYLE}</style></head>
 <body>${body}</body></html>`;
+}
+
+/** A page in the shared layout and security headers (the start page's way in). */
+export function sendPage(res: Response, status: number, title: string, body: string): void {
+  send(res, status, title, body);
 }
 
 function send(

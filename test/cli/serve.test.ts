@@ -63,6 +63,31 @@ describe('the ready line', () => {
     expect(discovery.json.issuer).toBe(s.base);
   });
 
+  it.each([
+    [
+      [],
+      /^mock-idp start page http:\/\/127\.0\.0\.1:\d+\/ · inspector http:\/\/127\.0\.0\.1:\d+\/realms\/fjord\/mock\/ui · store memory$/,
+    ],
+    [
+      ['--no-qa-api'],
+      /^mock-idp start page http:\/\/127\.0\.0\.1:\d+\/ · inspector off \(--no-qa-api\) · store memory$/,
+    ],
+    [
+      ['--http-relative-path', '/auth'],
+      /^mock-idp start page http:\/\/127\.0\.0\.1:\d+\/auth\/ · inspector http:\/\/127\.0\.0\.1:\d+\/auth\/realms\/fjord\/mock\/ui · store memory$/,
+    ],
+  ])('with %j, the next line names the start page, the inspector and the store', async (flags, line) => {
+    const s = await serve(['--fixtures', FJORD_FIXTURES, '--port', '0', ...flags]);
+    await waitFor(() => s.stdout().includes('start page'));
+    const next = s
+      .stdout()
+      .split('\n')
+      .find((l) => l.startsWith('mock-idp start page'));
+    expect(next).toMatch(line);
+    const page = await fetch(/start page (\S+)/.exec(next ?? '')?.[1] ?? '');
+    expect(page.status).toBe(200);
+  });
+
   it('with an ephemeral key, requests sent at the ready line (before the key may exist) are answered with it', async () => {
     const s = await serve(['--fixtures', FJORD_FIXTURES, '--port', '0']);
     const endpoints = endpointsOf(s.base);
@@ -321,14 +346,14 @@ function logLines(s: ServeProcess): string[] {
   return s
     .stdout()
     .split('\n')
-    .filter((l) => l.length > 0 && !l.includes('listening on'));
+    .filter((l) => l.length > 0 && !l.includes('listening on') && !l.startsWith('mock-idp start page'));
 }
 
 async function expectNoRequestLines(s: ServeProcess): Promise<void> {
   await get(`${endpointsOf(s.base).discovery}`);
   await clientCredentialsAt(s);
   await new Promise((r) => setTimeout(r, 200));
-  expect(s.stdout().trim().split('\n')).toEqual([s.ready]);
+  expect(s.stdout().trim().split('\n')).toEqual([s.ready, expect.stringMatching(/^mock-idp start page /)]);
 }
 
 describe('bad input: a clear message, a non-zero exit, never listening', () => {
@@ -425,7 +450,7 @@ describe('bad input: a clear message, a non-zero exit, never listening', () => {
       () => ['--fixtures', FJORD_FIXTURES, '--port', String(busyPort)],
       {},
       1,
-      /cannot listen on 127\.0\.0\.1:\d+: port \d+ is already in use/,
+      /cannot listen on 127\.0\.0\.1:\d+: port \d+ is already in use \(another server is there: stop it, or pick another port; --port 0 takes any free one\)/,
     ],
     ['--watch without --fixtures', () => ['--port', '0', '--watch'], {}, 2, /--watch needs --fixtures/],
   ])('%s', async (_name, args, env, code, message) => {

@@ -14,6 +14,15 @@ const exec = promisify(execFile);
 let dir: string;
 let consumer: string;
 
+/**
+ * The Testcontainers major a user of this Node gets: 12 needs Node 22.22 or later, so under Node 20 the
+ * consumer installs our dev dependency (11) and under 22/24 version 12: the peer range is tried at both ends.
+ */
+function testcontainersFor(devVersion: string): string {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 22) ? '12.2.0' : devVersion;
+}
+
 /** Runs a script in the consumer project; no MOCK_IDP_IMAGE, so nothing but the npm install is used. */
 async function run(file: string, source: string, args: string[] = []): Promise<Record<string, unknown>> {
   await writeFile(join(consumer, file), source);
@@ -47,7 +56,7 @@ beforeAll(async () => {
     [
       'install',
       tarball,
-      `testcontainers@${ours.devDependencies['testcontainers']}`,
+      `testcontainers@${testcontainersFor(ours.devDependencies['testcontainers'] ?? '')}`,
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
