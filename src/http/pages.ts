@@ -19,13 +19,16 @@ button.user:hover,button.user:focus{border-color:#2f6fdf;outline:2px solid #cfe0
 .name{display:block;font-weight:600;font-size:1.05rem;margin-bottom:.3rem}
 .facts{display:flex;flex-wrap:wrap;gap:.25rem .9rem;font-size:.85rem}.fact{white-space:nowrap}
 .k{color:#5b6475}.v{font-family:ui-monospace,monospace}
-button.cancel{margin-top:1.2rem;padding:.6rem 1.4rem;border:1px solid #c9d1de;border-radius:8px;background:#eef1f5;color:#1d2330}
+button.cancel{padding:.5rem 1.2rem;border:1px solid #c9d1de;border-radius:8px;background:#eef1f5;color:#1d2330;flex:none}
+.top{display:flex;align-items:flex-start;justify-content:space-between;gap:1rem}.top h1{overflow-wrap:anywhere}
+.filter{margin:0 0 .8rem;display:flex;flex-wrap:wrap;align-items:center;gap:.3rem .8rem}
+.filter input{font:inherit;flex:1 1 16rem;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
 button.cancel:hover{background:#e1e6ee}
 h2{font-size:1.1rem;margin:1.4rem 0 .4rem}a{color:#1f5bc4}code{font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}
 dl.index{display:grid;grid-template-columns:max-content 1fr;gap:.3rem .8rem;margin:0 0 .6rem}dl.index dt{color:#5b6475}dl.index dd{margin:0;overflow-wrap:anywhere}
 ul.links{padding-left:1.1rem;margin:.3rem 0}ul.links li{margin:.25rem 0;overflow-wrap:anywhere}.foot{margin-top:1.6rem}
 @media (max-width:30rem){dl.index{grid-template-columns:1fr;gap:0}dl.index dd{margin-bottom:.4rem}}
-@media (max-width:30rem){body{margin:1rem auto}.facts{flex-direction:column;gap:.1rem}button.cancel{width:100%}}`;
+@media (max-width:30rem){body{margin:1rem auto}.facts{flex-direction:column;gap:.1rem}}`;
 
 function layout(title: string, body: string): string {
   return `<!doctype html>
@@ -116,6 +119,8 @@ interface LoginPage {
   params: [string, string][];
   users: Subject[];
   clientId: string;
+  /** The client's name from the fixtures: the header shows it, with the id beside it. */
+  clientName?: string;
   notice?: string;
   /** The methods acr_values asks for: each user's button shows the one that user signs in with. */
   acrValues?: Method[];
@@ -147,8 +152,30 @@ function userButton(u: Subject, asked: readonly Method[], altsub: string, brand:
         `<span class="fact"><span class="k">${escapeHtml(k)}</span> <span class="v">${escapeHtml(v)}</span></span>`,
     )
     .join('');
-  return `<li><button type="submit" class="user" name="login_hint" value="${escapeHtml(u.username)}"><span class="name">${escapeHtml(name)}</span><span class="facts">${dl}</span></button></li>`;
+  const search = [u.username, name, text(altsub), nnin !== undefined ? maskNationalId(nnin) : undefined]
+    .filter((v) => v !== undefined)
+    .join(' ')
+    .toLowerCase();
+  return `<li data-search="${escapeHtml(search)}"><button type="submit" class="user" name="login_hint" value="${escapeHtml(u.username)}"><span class="name">${escapeHtml(name)}</span><span class="facts">${dl}</span></button></li>`;
 }
+
+/** Hides the buttons whose text does not hold what the filter box holds (the page works without it). */
+const FILTER_SCRIPT = `(() => {
+  const box = document.getElementById('filter');
+  const items = [...document.querySelectorAll('ul.users > li')];
+  const count = document.getElementById('shown');
+  box.hidden = false;
+  box.addEventListener('input', () => {
+    const words = box.value.toLowerCase().split(/\\s+/).filter(Boolean);
+    let shown = 0;
+    for (const li of items) {
+      const hit = words.every((w) => li.dataset.search.includes(w));
+      li.hidden = !hit;
+      if (hit) shown++;
+    }
+    count.textContent = words.length === 0 ? '' : shown + ' of ' + items.length + ' shown';
+  });
+})();`;
 
 /** The login page: every fixture user as a button that posts the authorize request again with login_hint. */
 export function sendLoginPage(res: Response, page: LoginPage): void {
@@ -163,13 +190,22 @@ export function sendLoginPage(res: Response, page: LoginPage): void {
     asked.length > 0
       ? `<p class="muted method">Sign-in method asked for: ${asked.map((m) => escapeHtml(acrValueOf(m, brand))).join(', ')} (each person signs in with the first one they may use)</p>`
       : '';
-  const body = `<main class="login"><h1>Sign in to <span class="client">${escapeHtml(page.clientId)}</span></h1>
+  const title =
+    page.clientName !== undefined
+      ? `${escapeHtml(page.clientName)} <span class="client">${escapeHtml(page.clientId)}</span>`
+      : `<span class="client">${escapeHtml(page.clientId)}</span>`;
+  // A filter box once the list is long enough to scroll; hidden until its script runs.
+  const filter =
+    page.users.length > 5
+      ? `<div class="filter"><input type="search" id="filter" hidden placeholder="Filter ${page.users.length} people by name, username or id" aria-label="Filter people" autocomplete="off"><span id="shown" class="muted" aria-live="polite"></span></div>`
+      : '';
+  const body = `<main class="login"><div class="top"><h1>Sign in to ${title}</h1>
+<button type="submit" form="login" class="cancel" name="cancel" value="true">Cancel</button></div>
 <p class="muted">mock-idp test login: choose a test person.</p>${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
-<form method="post" action="${escapeHtml(page.action)}">${hidden}
+${filter}<form id="login" method="post" action="${escapeHtml(page.action)}">${hidden}
 ${users !== '' ? `<ul class="users">${users}</ul>` : '<p>No users in the fixtures.</p>'}
-<button type="submit" class="cancel" name="cancel" value="true">Cancel</button>
-</form></main>`;
-  send(res, 200, 'Sign in', body);
+</form></main>${filter !== '' ? `<script>${FILTER_SCRIPT}</script>` : ''}`;
+  send(res, 200, 'Sign in', body, filter !== '' ? { scripts: [FILTER_SCRIPT] } : {});
 }
 
 /** response_mode=form_post: an auto-submitting form to the client's redirect_uri. */

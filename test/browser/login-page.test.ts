@@ -94,7 +94,7 @@ describe.skipIf(skipBrowser)('the login page in Chromium', () => {
         const html = await page.content();
         for (const secret of hidden) expect(html).not.toContain(secret);
       }
-      await expect(page.locator('form button[name="cancel"]').count()).resolves.toBe(1);
+      await expect(page.locator('button[name="cancel"][form="login"]').count()).resolves.toBe(1);
     } finally {
       await page.close();
     }
@@ -166,6 +166,104 @@ describe.skipIf(skipBrowser)('the login page in Chromium', () => {
       }
     },
   );
+});
+
+describe.skipIf(skipBrowser)('the login page with 1,000 people and a named client', () => {
+  const browser = useChromium();
+  const app = useAppServer();
+  let redirectUri: string;
+  beforeAll(() => {
+    redirectUri = `${app.origin}/cb`;
+  });
+  const people = Object.fromEntries(
+    Array.from({ length: 1000 }, (_, i) => {
+      const n = String(i).padStart(4, '0');
+      return [`user-${n}`, { claims: { name: `Person ${n}` } }];
+    }),
+  );
+  const idp = useIdp(() => ({
+    fixtures: {
+      realm: 'crowd',
+      clients: {
+        [CLIENT]: { name: 'Desk Portal', secret: SECRET, redirectUris: [redirectUri], scopes: ['openid'] },
+      },
+      users: people,
+    },
+  }));
+
+  async function open(page: Page): Promise<void> {
+    await page.goto(authorizeUrl(idp, { client: CLIENT, redirectUri, scope: 'openid' }));
+    await reachLoginPage(page, idp);
+  }
+  const visible = (page: Page): Promise<number> => page.locator('ul.users > li:visible').count();
+
+  it("shows the client's name with its id in the header, and Cancel above the list", async () => {
+    const page = await browser.newPage();
+    try {
+      await open(page);
+      expect((await page.locator('h1').innerText()).replace(/\s+/g, ' ')).toBe(
+        `Sign in to Desk Portal ${CLIENT}`,
+      );
+      const cancel = await page.locator('button[name="cancel"]').boundingBox();
+      const list = await page.locator('ul.users').boundingBox();
+      expect(cancel?.y ?? Infinity).toBeLessThan(list?.y ?? 0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each([
+    ['user-0042', 1],
+    ['person 004', 11], // 0040–0049 and 0004
+    ['PERSON 0999', 1],
+    ['nobody', 0],
+    ['', 1000],
+  ])('the filter box with %j shows %i people', async (text, shown) => {
+    const page = await browser.newPage();
+    try {
+      await open(page);
+      await page.locator('#filter').fill(text);
+      expect(await visible(page)).toBe(shown);
+      expect(await page.locator('#shown').innerText()).toBe(text === '' ? '' : `${shown} of 1000 shown`);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('Enter in the filter box neither signs in nor cancels; the one person left signs in', async () => {
+    const page = await browser.newPage();
+    try {
+      await open(page);
+      await page.locator('#filter').fill('user-0007');
+      await page.locator('#filter').press('Enter');
+      expect(await visible(page)).toBe(1);
+      expect(page.url()).toContain('/protocol/openid-connect/auth');
+      await page.locator('ul.users > li:visible button').click();
+      await page.locator('#landed').waitFor();
+      expect(new URL(page.url()).searchParams.get('code')).not.toBeNull();
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each([
+    { width: 390, height: 844 },
+    { width: 1280, height: 900 },
+  ])('fits $width x $height with the filter in use; screenshot written', async ({ width, height }) => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    try {
+      const page = await context.newPage();
+      await open(page);
+      await page.locator('#filter').fill('person 00');
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      mkdirSync(SHOTS, { recursive: true });
+      const file = join(SHOTS, `login-filter-${width}x${height}.png`);
+      await page.screenshot({ path: file, fullPage: false });
+      console.info(`login page with a filter, screenshot: ${file}`);
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 describe("login_hint in the provider's forms picks the user without the page", () => {

@@ -219,6 +219,7 @@ async function authenticate(
     params: pushed ? await loginPageParams(p, request.client, params) : params.entries(),
     users: [...p.realm.users.values()],
     clientId: request.client.id,
+    ...(request.client.name !== undefined ? { clientName: request.client.name } : {}),
     acrValues: request.acrValues,
     altsub: p.realm.brand.altsub,
     brand: p.realm.brand.word,
