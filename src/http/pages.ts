@@ -202,7 +202,7 @@ export function sendLoginPage(res: Response, page: LoginPage): void {
   const body = `<main class="login"><div class="top"><h1>Sign in to ${title}</h1>
 <button type="submit" form="login" class="cancel" name="cancel" value="true">Cancel</button></div>
 <p class="muted">mock-idp test login: choose a test person.</p>${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
-${filter}<form id="login" method="post" action="${escapeHtml(page.action)}">${hidden}
+${filter}<form method="post" action="${escapeHtml(page.action)}" id="login">${hidden}
 ${users !== '' ? `<ul class="users">${users}</ul>` : '<p>No users in the fixtures.</p>'}
 </form></main>${filter !== '' ? `<script>${FILTER_SCRIPT}</script>` : ''}`;
   send(res, 200, 'Sign in', body, filter !== '' ? { scripts: [FILTER_SCRIPT] } : {});

@@ -27,7 +27,7 @@ describe('health and unknown places', () => {
     });
   });
 
-  it.each(['/', '/realms', '/realms/fjord/protocol/openid-connect/nope', '/auth/realms/fjord'])(
+  it.each(['/index.html', '/realms', '/realms/fjord/protocol/openid-connect/nope', '/auth/realms/fjord'])(
     'an unknown path answers 404 JSON: %s',
     async (path) => {
       const answer = await get(`${idp.url}${path}`);
