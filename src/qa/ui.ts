@@ -9,18 +9,20 @@ const STYLE = `*{box-sizing:border-box}body{font:14px/1.4 system-ui,-apple-syste
 header{background:#1d2330;color:#fff;padding:.7rem 1.2rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 header h1{font-size:1.1rem;margin:0}header .realm{font-family:ui-monospace,monospace;opacity:.8}
 #auth{margin-left:auto;display:flex;gap:.4rem}#auth[hidden]{display:none}
-main{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:1rem;padding:1rem}
+main{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:1rem;padding:1rem}
 section{background:#fff;border:1px solid #d6dce6;border-radius:8px;padding:.8rem 1rem;min-width:0}
 section.wide{grid-column:1/-1}h2{font-size:1rem;margin:0 0 .6rem}
 table{border-collapse:collapse;width:100%;font-size:.85rem}th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid #eef1f5;vertical-align:top}
-th{color:#5b6475;font-weight:600}td.mono,.mono{font-family:ui-monospace,monospace;word-break:break-all}
+th{color:#5b6475;font-weight:600}td.mono,.mono{font-family:ui-monospace,monospace;overflow-wrap:anywhere}td.nowrap,th{white-space:nowrap}
 button{font:inherit;padding:.25rem .7rem;border:1px solid #b9c3d3;border-radius:6px;background:#eef1f5;cursor:pointer}button:hover{background:#e1e6ee}
 input,select,textarea{font:inherit;padding:.25rem .4rem;border:1px solid #b9c3d3;border-radius:6px}
 textarea{width:100%;min-height:5rem;font-family:ui-monospace,monospace;font-size:.8rem}
 form.row{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.4rem 0}
 .muted{color:#5b6475}.ok{color:#0a7a32;font-weight:600}.bad{color:#b00020;font-weight:600}
 .s2{color:#0a7a32}.s3{color:#2f6fdf}.s4{color:#b36b00}.s5{color:#b00020}
-pre{background:#f7f8fa;border:1px solid #eef1f5;border-radius:6px;padding:.5rem;overflow:auto;font-size:.8rem;max-height:22rem}
+pre{background:#f7f8fa;border:1px solid #eef1f5;border-radius:6px;padding:.5rem;overflow:auto;font-size:.8rem;max-height:22rem;white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
+.decoded{display:grid;grid-template-columns:1fr 2fr;gap:.6rem}.section-error{color:#b00020;margin:.4rem 0}.section-error:empty{display:none}
+@media (max-width:40rem){main{grid-template-columns:1fr;padding:.6rem}.decoded{grid-template-columns:1fr}}
 #error{color:#b00020;margin:0 1rem}#journal-wrap,#sessions-wrap{max-height:26rem;overflow:auto}`;
 
 /** The page's script: everything it shows is set with textContent, never parsed as HTML. */
@@ -40,9 +42,13 @@ const SCRIPT = `(() => {
     if (!res.ok) throw new Error(data.error_description || data.error || ('HTTP ' + res.status));
     return data;
   }
+  // An action's error shows in its own section (beside the form that caused it), the rest at the top.
   const run = (fn) => async (event) => {
     if (event) event.preventDefault();
-    try { showError(''); await fn(event); await refresh(); } catch (e) { showError(e.message); }
+    const section = event && event.target.closest ? event.target.closest('section') : null;
+    const where = section ? section.querySelector('.section-error') : null;
+    const say = (text) => { if (where) where.textContent = text; else showError(text); };
+    try { say(''); showError(''); await fn(event); await refresh(); } catch (e) { say(e.message); }
   };
   function cell(row, text, cls) {
     const td = document.createElement('td');
@@ -68,8 +74,8 @@ const SCRIPT = `(() => {
     const body = $('sessions'); body.replaceChildren();
     for (const s of sessions) {
       const tr = document.createElement('tr');
-      cell(tr, s.id, 'mono'); cell(tr, s.username || '(service account)'); cell(tr, (s.clients || [s.clientId]).join(', '));
-      cell(tr, time(s.authTime)); cell(tr, time(s.expiresAt));
+      cell(tr, s.id, 'mono nowrap'); cell(tr, s.username || '(service account)'); cell(tr, (s.clients || [s.clientId]).join(', '));
+      cell(tr, time(s.authTime), 'nowrap'); cell(tr, time(s.expiresAt), 'nowrap');
       const end = document.createElement('button'); end.textContent = 'End'; end.dataset.session = s.id;
       end.addEventListener('click', run(() => api('DELETE', '/sessions/' + encodeURIComponent(s.id))));
       cell(tr, '').appendChild(end);
@@ -105,7 +111,8 @@ const SCRIPT = `(() => {
     const body = $('journal'); body.replaceChildren();
     for (const r of requests.reverse()) {
       const tr = document.createElement('tr');
-      cell(tr, r.time.slice(11, 23), 'mono'); cell(tr, r.method); cell(tr, r.endpoint || r.path, 'mono');
+      // The mock clock's date may be any day: the time alone would mislead.
+      cell(tr, r.time.slice(0, 10) + ' ' + r.time.slice(11, 23), 'mono nowrap'); cell(tr, r.method); cell(tr, r.endpoint || r.path, 'mono');
       cell(tr, r.status, 's' + String(r.status)[0]); cell(tr, r.client); cell(tr, r.grant); cell(tr, r.user); cell(tr, r.error);
       cell(tr, r.durationMs);
       body.appendChild(tr);
@@ -162,20 +169,20 @@ function page(realm: string): string {
 <main>
 <section class="wide"><h2>Sessions (<span id="sessions-count">0</span>) <button id="sessions-end-all" type="button">End all</button></h2>
 <div id="sessions-wrap"><table><thead><tr><th>id</th><th>user</th><th>clients</th><th>signed in</th><th>idle expiry</th><th></th></tr></thead><tbody id="sessions"></tbody></table></div>
-<p><button id="sessions-more" type="button" hidden>Show more</button></p></section>
+<p><button id="sessions-more" type="button" hidden>Show more</button></p><p class="section-error" role="alert"></p></section>
 <section><h2>Clock</h2><p><span id="clock-now" class="mono"></span> · <span id="clock-frozen"></span></p>
 <form id="clock-set" class="row"><input id="clock-to" placeholder="2030-01-01T00:00:00Z or epoch s" size="24"><label><input id="clock-freeze" type="checkbox"> frozen</label><button>Set</button></form>
-<form id="clock-advance" class="row"><input id="clock-seconds" type="number" value="60" size="8"> s <button>Advance</button><button id="clock-real" type="button">Real time</button></form></section>
+<form id="clock-advance" class="row"><input id="clock-seconds" type="number" value="60" size="8"> s <button>Advance</button><button id="clock-real" type="button">Real time</button></form><p class="section-error" role="alert"></p></section>
 <section><h2>Faults</h2>
 <form id="fault-add" class="row"><select id="fault-endpoint">${endpoints}</select><input id="fault-status" type="number" value="503" min="100" max="599" size="5">
 <input id="fault-error" placeholder="error" size="12"><input id="fault-delay" type="number" placeholder="delay ms" size="8"><input id="fault-count" type="number" placeholder="count" size="6"><button>Add</button></form>
 <table><thead><tr><th>endpoint</th><th>status</th><th>error</th><th>delay</th><th>left</th></tr></thead><tbody id="faults"></tbody></table>
-<p><button id="faults-clear" type="button">Clear faults</button></p></section>
-<section><h2>Keys</h2><ul id="keys"></ul><button id="keys-rotate" type="button">Rotate</button></section>
+<p><button id="faults-clear" type="button">Clear faults</button></p><p class="section-error" role="alert"></p></section>
+<section><h2>Keys</h2><ul id="keys"></ul><button id="keys-rotate" type="button">Rotate</button><p class="section-error" role="alert"></p></section>
 <section class="wide"><h2>Token decoder</h2>
 <form id="decode"><textarea id="token" placeholder="Paste a token (eyJ...)" spellcheck="false"></textarea><p><button>Decode and verify</button></p></form>
-<p id="verdict"></p><div class="row" style="display:grid;grid-template-columns:1fr 2fr;gap:.6rem"><pre id="token-header"></pre><pre id="token-claims"></pre></div></section>
-<section class="wide"><h2>Requests (<span id="journal-count">0</span>, newest first) <button id="journal-clear" type="button">Clear</button></h2>
+<p class="section-error" role="alert"></p><p id="verdict"></p><div class="decoded"><pre id="token-header"></pre><pre id="token-claims"></pre></div></section>
+<section class="wide"><h2>Requests (<span id="journal-count">0</span>, newest first) <button id="journal-clear" type="button">Clear</button></h2><p class="section-error" role="alert"></p>
 <div id="journal-wrap"><table><thead><tr><th>time</th><th>method</th><th>endpoint</th><th>status</th><th>client</th><th>grant</th><th>user</th><th>error</th><th>ms</th></tr></thead><tbody id="journal"></tbody></table></div></section>
 </main>
 <script>${SCRIPT}</script>

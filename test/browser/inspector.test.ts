@@ -114,6 +114,20 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
     await fetch(mock('/clock'), { method: 'PUT', body: JSON.stringify({ now: Y2030, frozen: true }) });
   });
 
+  it("a clock the server refuses says why inside the clock panel, not at the page's top", async () => {
+    await page.fill('#clock-to', 'yesterday');
+    await page.click('#clock-set button');
+    const clockError = page.locator('section:has(#clock-set) .section-error');
+    await eventually(async () =>
+      expect(await clockError.textContent()).toMatch(/Invalid clock setting: now/),
+    );
+    expect(await page.textContent('#error')).toBe('');
+    await page.fill('#clock-to', '');
+    await page.click('#clock-real');
+    await eventually(async () => expect(await clockError.textContent()).toBe(''));
+    await fetch(mock('/clock'), { method: 'PUT', body: JSON.stringify({ now: Y2030, frozen: true }) });
+  });
+
   it('adds and clears faults', async () => {
     await page.selectOption('#fault-endpoint', 'introspect');
     await page.fill('#fault-status', '502');
@@ -146,6 +160,15 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
       const first = page.locator('#journal tr').first();
       await expect(first.textContent()).resolves.toMatch(/POST.*token.*401.*job.*client_credentials/);
     });
+  });
+
+  it("shows each request's time with the mock clock's date", async () => {
+    await fetch(idp.endpoints.discovery);
+    await eventually(async () =>
+      expect(await page.locator('#journal tr td').first().textContent()).toMatch(
+        /^2030-01-01 00:00:00\.000$/,
+      ),
+    );
   });
 
   // The page asks for the newest 200 records only (?limit=200), not the whole journal every second, and
@@ -197,6 +220,34 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
       expect(await decode(token)).toMatch(/^Refused: its session has ended/);
       await expect(page.textContent('#token-claims')).resolves.toContain('"azp": "desk"');
     });
+  });
+});
+
+describe.skipIf(skipBrowser)('the inspector on a phone (390 x 844)', () => {
+  const browser = useChromium();
+  const idp = useIdp({ fixtures: FIXTURES, clock: Y2030, frozen: true });
+
+  it('keeps a session id on one line, wraps the decoded kid, and scrolls no wider than the screen', async () => {
+    await idp.token({ client: 'desk', user: 'kari' });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await page.goto(`${idp.issuer}/mock/ui`);
+      const id = page.locator('#sessions tr td').first();
+      await eventually(async () => expect(await id.textContent()).toMatch(/^[0-9a-f-]{36}$/));
+      // One line box for the id's text (it wrapped one character per line on a phone).
+      const lines = await page.evaluate<number>(
+        '(() => { const r = document.createRange(); r.selectNodeContents(document.querySelector("#sessions td")); return r.getClientRects().length; })()',
+      );
+      expect(lines).toBe(1);
+      await page.fill('#token', (await idp.mint({ type: 'access', client: 'desk', user: 'kari' })).token);
+      await page.click('#decode button');
+      await eventually(async () => expect(await page.textContent('#token-header')).toContain('"kid"'));
+      const header = await page.locator('#token-header').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+      expect(header[0]).toBeLessThanOrEqual(header[1] ?? 0);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    } finally {
+      await page.close();
+    }
   });
 });
 
