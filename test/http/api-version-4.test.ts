@@ -58,6 +58,13 @@ function fixtures(): FixturesInput {
     scopes: ['openid', 'profile', 'idp_proof'],
     apiVersion: 4,
   };
+  clients['web-4'] = {
+    secret: 'web-4-pass',
+    redirectUris: [CB],
+    grants: ['authorization_code'],
+    scopes: ['openid', 'profile'],
+    apiVersion: 4,
+  };
   clients['front'] = {
     secret: 'front-pass',
     redirectUris: [FRONT_CB],
@@ -355,6 +362,36 @@ describe('the claims version 4 leaves out', () => {
     expect(GONE.id.filter((n) => n in id)).toEqual([]);
     expect(id).toMatchObject({ nonce: 'n-4', api_ver: 4 });
     expect(answer.json).not.toHaveProperty('idp_proof');
+  });
+});
+
+describe('the implicit and hybrid response types at version 4', () => {
+  it('id_token token with PKCE, state and nonce: front-channel tokens without the left-out claims', async () => {
+    const query = v4Query({
+      response_type: 'id_token token',
+      client_id: 'front',
+      redirect_uri: FRONT_CB,
+      scope: 'openid',
+    });
+    const response = await authorizeWith(idp, query);
+    expect(response.status, await response.text()).toBe(302);
+    const fragment = new URLSearchParams(new URL(response.headers.get('location') as string).hash.slice(1));
+    expect(fragment.get('error'), fragment.toString()).toBeNull();
+    const access = await verified(fragment.get('access_token') as string);
+    const id = await verified(fragment.get('id_token') as string, 'front');
+    expect([access['api_ver'], id['api_ver'], id['nonce']]).toEqual([4, 4, 'n-4']);
+    expect(GONE.access.filter((n) => n in access)).toEqual([]);
+    expect(GONE.id.filter((n) => n in id)).toEqual([]);
+  });
+});
+
+describe("the library's token() for a client configured for version 4", () => {
+  it('runs the code flow with PKCE, state and a nonce', async () => {
+    const tokens = await idp.token({ client: 'web-4', user: 'ingrid', scope: 'openid profile' });
+    const id = await verified(tokens.id_token as string, 'web-4');
+    expect(id).toMatchObject({ sub: INGRID, api_ver: 4 });
+    expect(id['nonce']).toMatch(/^flow-\d+$/);
+    expect(GONE.id.filter((n) => n in id)).toEqual([]);
   });
 });
 
