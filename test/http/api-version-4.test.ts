@@ -16,6 +16,7 @@ import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
+import { BUNDLED_FIXTURES, readFixturesSummary } from '../../src/testcontainers/fixtures-summary.js';
 import { authorizeWith, exchangeCode, redirectParams, type TokenResponse } from '../helpers/flows.js';
 import { basic, call, get, postForm, type Answer } from '../helpers/http.js';
 import { s256, vaultSignerKey, type Claims } from '../helpers/jwt.js';
@@ -392,6 +393,14 @@ describe("the library's token() for a client configured for version 4", () => {
     expect(id).toMatchObject({ sub: INGRID, api_ver: 4 });
     expect(id['nonce']).toMatch(/^flow-\d+$/);
     expect(GONE.id.filter((n) => n in id)).toEqual([]);
+  });
+
+  it("the container's token() knows each bundled client's version (web-app-v4: 4)", async () => {
+    const { clients } = await readFixturesSummary(BUNDLED_FIXTURES);
+    expect([clients.get('web-app')?.apiVersion, clients.get('web-app-v4')?.apiVersion]).toEqual([
+      undefined,
+      4,
+    ]);
   });
 });
 
