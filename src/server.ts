@@ -329,7 +329,11 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
       const client = provider.realm.clients.get(request.client);
       if (client === undefined)
         return Promise.reject(new TokenFlowError(`unknown client "${request.client}"`));
-      return runTokenFlow(base, client, request);
+      return runTokenFlow(
+        base,
+        { ...client, apiVersion: client.apiVersion ?? provider.realm.apiVersion },
+        request,
+      );
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
   };

@@ -192,7 +192,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     )
     .option(
       '--api-version <n>',
-      "interface version to mint in, 1 or 2 (default: the client's)",
+      "interface version to mint in, 1 to 4 (default: the client's)",
       parseApiVersion,
     )
     .addOption(

@@ -11,6 +11,8 @@ export interface FlowClient {
   /** Registered methods; the first usable of client_secret_basic, client_secret_post, none is used. */
   authMethods: readonly string[];
   redirectUris: readonly string[];
+  /** The interface version its sign-ins follow (the client's, else the realm's); from 4 a nonce is sent too. */
+  apiVersion?: number | undefined;
 }
 
 export interface TokenFlowRequest {
@@ -121,6 +123,8 @@ export async function runTokenFlow(
     login_hint: request.user,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
+    // Version 4 requires a nonce; before it, none is sent, so the tokens stay what they were.
+    ...((client.apiVersion ?? 1) >= 4 ? { nonce: `flow-${flows}` } : {}),
   }).toString();
   const answer = await fetch(authorize, { redirect: 'manual' });
   const location = answer.headers.get('location');

@@ -9,6 +9,7 @@ import type { Params } from './params.js';
 import { grantScopes, parseScope } from './scopes.js';
 import { methodFor, parseAcrValues, requestedVersion } from './api-version.js';
 import type { ApiVersion, Method } from '../tokens/versions.js';
+import { checkVersion4Request, type RequestVia } from './version-rules.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 
@@ -162,6 +163,7 @@ export function checkAuthorizeRequest(
   client: Client,
   redirectUri: string,
   params: Params,
+  via: RequestVia = { pushed: false },
 ): AuthorizeRequest {
   const responseType = checkResponseType(params);
   const responseMode = checkResponseMode(params, responseType);
@@ -175,6 +177,7 @@ export function checkAuthorizeRequest(
   const prompt = parsePrompt(params.get('prompt'));
   const maxAge = parseMaxAge(params.get('max_age'));
   const apiVersion = requestedVersion(p.realm, client, params.get('api_version'));
+  checkVersion4Request(p.realm, apiVersion, params, scopes, via);
   return {
     client,
     apiVersion,

@@ -55,7 +55,7 @@ export async function pushAuthorizationRequest(
   });
   const redirect = registeredRedirectUri(client, params.get('redirect_uri'));
   if ('problem' in redirect) throw invalidRequest(redirect.problem);
-  checkAuthorizeRequest(p, client, redirect.uri, params);
+  checkAuthorizeRequest(p, client, redirect.uri, params, { pushed: true });
   const requestUri = await storePushed(p, client, params, PUSHED_REQUEST_LIFESPAN_S);
   return { request_uri: requestUri, expires_in: PUSHED_REQUEST_LIFESPAN_S };
 }

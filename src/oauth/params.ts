@@ -3,13 +3,18 @@ import { invalidRequest } from './errors.js';
 
 export class Params {
   readonly #values: Map<string, string>;
+  readonly #sealed: ReadonlySet<string>;
 
-  private constructor(values: Map<string, string>) {
+  private constructor(values: Map<string, string>, sealed: ReadonlySet<string>) {
     this.#values = values;
+    this.#sealed = sealed;
   }
 
-  /** From a parsed query or urlencoded body (values may be arrays when repeated). */
-  static from(source: unknown): Params {
+  /**
+   * From a parsed query or urlencoded body (values may be arrays when repeated). `sealed` names the
+   * parameters that came inside an encrypted request object.
+   */
+  static from(source: unknown, sealed: Iterable<string> = []): Params {
     const values = new Map<string, string>();
     if (typeof source === 'object' && source !== null) {
       for (const [key, value] of Object.entries(source)) {
@@ -18,13 +23,18 @@ export class Params {
         values.set(key, value);
       }
     }
-    return new Params(values);
+    return new Params(values, new Set(sealed));
   }
 
   /** The value, or undefined when absent or empty (an empty parameter counts as omitted). */
   get(name: string): string | undefined {
     const v = this.#values.get(name);
     return v === undefined || v === '' ? undefined : v;
+  }
+
+  /** Whether the value came inside an encrypted request object: only the client and the realm read it. */
+  sealed(name: string): boolean {
+    return this.#sealed.has(name) && this.get(name) !== undefined;
   }
 
   require(name: string): string {

@@ -62,17 +62,21 @@ export async function withRequestObject(params: Params, ctx: RequestObjectContex
   if (request !== undefined && requestUri !== undefined)
     throw invalidRequest('Use either request or request_uri, not both');
   const object = request ?? (await fetchRequestUri(requestUri as string, ctx.limits));
-  const jwt = object.split('.').length === 5 ? await decryptRequestObject(object, ctx) : object;
+  const encrypted = object.split('.').length === 5;
+  const jwt = encrypted ? await decryptRequestObject(object, ctx) : object;
   const payload = await verifyRequestObject(jwt, ctx);
 
   const merged = new Map<string, string>();
+  const sealed: string[] = [];
   for (const [name, value] of params.entries())
     if (name !== 'request' && name !== 'request_uri') merged.set(name, value);
   for (const [name, value] of Object.entries(payload)) {
     if (OBJECT_CLAIMS.has(name) || value === null || value === undefined) continue;
     merged.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    if (encrypted) sealed.push(name);
   }
-  return Params.from(Object.fromEntries(merged));
+  // The object's own parameters are sealed when it was encrypted; the query's beside it are not.
+  return Params.from(Object.fromEntries(merged), sealed);
 }
 
 /** The plaintext of an object encrypted to the realm's encryption key: the signed (or none) object inside. */

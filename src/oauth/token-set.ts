@@ -9,6 +9,7 @@ import {
   type Stamp,
 } from '../tokens/claims.js';
 import { halfHash, signHs256, signRs256 } from '../tokens/sign.js';
+import { issuesProof } from '../tokens/versions.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -50,7 +51,9 @@ export async function issueTokenSet(
 
   const accessClaims = buildAccessClaims(p.realm, grant, stamp('jti', tokens.accessTokenLifespan));
   const refreshClaims = buildRefreshClaims(p.realm, grant, stamp('jti', tokens.refreshTokenLifespan));
-  const wantsProof = grant.scopes.includes(p.realm.brand.proof) && !grant.serviceAccount;
+  // Version 4 has no proof token: its requests are refused the scope, and no other way gets one either.
+  const wantsProof =
+    grant.scopes.includes(p.realm.brand.proof) && !grant.serviceAccount && issuesProof(grant.apiVersion);
   const proofStamp = wantsProof ? stamp('jti', tokens.accessTokenLifespan) : undefined;
   const idStamp = options.idToken ? stamp('jti', tokens.accessTokenLifespan) : undefined;
 

@@ -84,7 +84,7 @@ export interface MintRequest {
   notBefore?: number | string;
   /** valid (default), invalid (wrong signature bytes), none (alg none), unknown-key (a key not in the JWKS). */
   signature?: MintSignature;
-  /** The interface version to mint in (1 or 2 today). Default: the client's (else the realm's). */
+  /** The interface version to mint in, 1 to 4. Default: the client's (else the realm's). */
   apiVersion?: ApiVersion;
 }
 

@@ -14,6 +14,7 @@ import {
   type Claims,
   type Grant,
 } from '../tokens/claims.js';
+import { issuesProof } from '../tokens/versions.js';
 import { parseBody } from './body.js';
 import { mintRequestSchema, resolveTime, type MintedToken, type MintTokenType } from './mint-request.js';
 import { applyOverrides, MintSigner } from './mint-sign.js';
@@ -76,6 +77,8 @@ export class Minter {
     const scopes = mintScopes(realm, client, user !== undefined, req.scope);
     const apiVersion =
       req.apiVersion !== undefined ? servedVersion(req.apiVersion) : configuredVersion(realm, client);
+    if (req.type === 'proof' && !issuesProof(apiVersion))
+      throw invalidRequest(`Invalid mint request: api_version ${apiVersion} has no proof token`);
 
     const { tokens } = realm;
     const now = p.clock.nowSeconds();

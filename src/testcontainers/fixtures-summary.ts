@@ -18,7 +18,10 @@ export const BUNDLED_FIXTURES = fileURLToPath(new URL('../../fixtures/default.ya
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
-function clientsOf(value: unknown): Map<string, FlowClient> {
+const version = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+
+/** The clients, each with its interface version (its own, else the realm's `realmVersion`). */
+function clientsOf(value: unknown, realmVersion?: number): Map<string, FlowClient> {
   const clients = new Map<string, FlowClient>();
   if (typeof value !== 'object' || value === null) return clients;
   for (const [id, c] of Object.entries(value as Record<string, unknown>)) {
@@ -30,6 +33,7 @@ function clientsOf(value: unknown): Map<string, FlowClient> {
       ...(secret !== undefined ? { secret } : {}),
       authMethods: methods.length > 0 ? methods : ['client_secret_basic', 'client_secret_post'],
       redirectUris: strings(client['redirectUris']),
+      apiVersion: version(client['apiVersion']) ?? realmVersion,
     });
   }
   return clients;
@@ -50,10 +54,15 @@ export async function readFixturesSummary(path: string): Promise<FixturesSummary
   }
   if (typeof document !== 'object' || document === null)
     return { realm: DEFAULT_REALM, issuer: undefined, clients: new Map() };
-  const { realm, issuer, clients } = document as { realm?: unknown; issuer?: unknown; clients?: unknown };
+  const { realm, issuer, clients, apiVersion } = document as {
+    realm?: unknown;
+    issuer?: unknown;
+    clients?: unknown;
+    apiVersion?: unknown;
+  };
   return {
     realm: typeof realm === 'string' && realm !== '' ? realm : DEFAULT_REALM,
     issuer: typeof issuer === 'string' && issuer !== '' ? issuer : undefined,
-    clients: clientsOf(clients),
+    clients: clientsOf(clients, version(apiVersion)),
   };
 }

@@ -1,7 +1,7 @@
 // Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
 import { releasedClaims } from './placement.js';
-import { acrOf, addVersionClaims, amrOf, type ApiVersion, type Method } from './versions.js';
+import { acrOf, addVersionClaims, amrOf, leavesOut, type ApiVersion, type Method } from './versions.js';
 
 /** What an authorization (code, client credentials, refresh) granted: the input of every builder. */
 export interface Grant {
@@ -96,7 +96,10 @@ function released(
   let claims = derived.released.get(key);
   if (claims === undefined) {
     claims = Object.freeze(
-      releasedClaims({ realm, subject: grant.subject, scopes: grant.scopes, nninEligible }, target),
+      releasedClaims(
+        { realm, subject: grant.subject, scopes: grant.scopes, nninEligible, apiVersion: grant.apiVersion },
+        target,
+      ),
     );
     derived.released.set(key, claims);
   }
@@ -117,6 +120,8 @@ function addAuthLevel(out: Claims, grant: Grant, brand: string): void {
 /** What one token type puts into the skeleton every token shares. */
 interface TokenExtras {
   typ: string;
+  /** Which token this is, for the claims an interface version leaves out of it. */
+  target: 'access' | 'id' | 'refresh' | 'proof';
   /** Whether the token says when the user authenticated (all but the refresh token). */
   authTime: boolean;
   /** The `aud` claim, or undefined for none. */
@@ -140,9 +145,10 @@ function skeleton(grant: Grant, stamp: Stamp, extras: TokenExtras): Claims {
   out['sub'] = grant.sub ?? grant.subject.sub;
   out['typ'] = extras.typ;
   out['azp'] = grant.client.id;
-  if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
+  const version = grant.apiVersion;
+  if (grant.nonce !== undefined && !leavesOut(version, extras.target, 'nonce')) out['nonce'] = grant.nonce;
   // As Keycloak writes it: the user session's id, the same value as sid.
-  out['session_state'] = grant.sessionId;
+  if (!leavesOut(version, extras.target, 'session_state')) out['session_state'] = grant.sessionId;
   extras.add(out);
   out['sid'] = grant.sessionId;
   if (extras.versioned) addVersionClaims(out, grant.apiVersion);
@@ -155,6 +161,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
   const { aud } = access;
   const out = skeleton(grant, stamp, {
     typ: 'Bearer',
+    target: 'access',
     authTime: true,
     versioned: true,
     aud: aud.length === 1 ? aud[0] : aud.length > 1 ? aud : undefined,
@@ -177,6 +184,7 @@ export function buildIdClaims(
 ): Claims {
   const out = skeleton(grant, stamp, {
     typ: 'ID',
+    target: 'id',
     authTime: true,
     versioned: true,
     aud: grant.client.id,
@@ -194,6 +202,7 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
   const derived = derivedOf(realm, grant);
   return skeleton(grant, stamp, {
     typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
+    target: 'refresh',
     authTime: false,
     versioned: true,
     aud: stamp.issuer,
@@ -211,6 +220,7 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
   const altsub = released(realm, grant, 'access', false)[realm.brand.altsub];
   return skeleton(grant, stamp, {
     typ: 'Proof',
+    target: 'proof',
     authTime: true,
     versioned: false,
     aud: grant.client.id,

@@ -1,5 +1,6 @@
 // Which user claim goes into which token: the interface document's "Appears in" column.
 import type { Realm, Subject } from '../fixtures/realm.js';
+import { leavesOut, type ApiVersion } from './versions.js';
 
 type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
 
@@ -55,6 +56,8 @@ interface ReleaseContext {
   scopes: readonly string[];
   /** Whether nnin_altsub may be released (eligible client, or eligible resource server at introspection). */
   nninEligible: boolean;
+  /** The interface version of the sign-in: version 4 releases fewer claims. Absent: 1. */
+  apiVersion?: ApiVersion | undefined;
 }
 
 /** The subject's claims released into `target`, honouring scope gates and nnin eligibility. */
@@ -63,6 +66,7 @@ export function releasedClaims(ctx: ReleaseContext, target: ClaimTarget): Record
   for (const [claim, value] of Object.entries(ctx.subject.claims)) {
     if (value === null || value === undefined || RESERVED.has(claim)) continue;
     if (!(PLACEMENT.get(claim) ?? BOTH).includes(target)) continue;
+    if (leavesOut(ctx.apiVersion, target, claim)) continue;
     const gate = ctx.realm.gatedClaims.get(claim);
     if (gate !== undefined && !ctx.scopes.includes(gate)) continue;
     if (claim === 'nnin_altsub' && !(ctx.nninEligible && ctx.scopes.includes('nnin_altsub'))) continue;

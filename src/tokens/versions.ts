@@ -3,7 +3,7 @@ import { METHODS, type ApiVersion, type Method } from '../fixtures/versions.js';
 
 export { API_VERSIONS, METHODS, type ApiVersion, type Method } from '../fixtures/versions.js';
 /** The versions this mock-idp issues tokens in (3 and 4 need ES256 key material). */
-export const SERVED_VERSIONS: readonly ApiVersion[] = [1, 2];
+export const SERVED_VERSIONS: readonly ApiVersion[] = [1, 2, 3, 4];
 
 /** Methods of a user whose fixtures name none. */
 export const DEFAULT_METHODS: readonly Method[] = METHODS;
@@ -36,3 +36,30 @@ export function addVersionClaims(out: Record<string, unknown>, version: ApiVersi
   if (typeof amr === 'string') out['amr'] = [amr.toLowerCase()];
   out['api_ver'] = version;
 }
+
+/**
+ * Where version 4 leaves a claim out: the provider withdrew the certificate claims (`originator`,
+ * `additionalCertInfo`, `tid`) and `session_state` from its tokens, and the nonce from the access token
+ * (it belongs to the ID token). Userinfo follows the tokens of its sign-in, so it loses the certificate
+ * claims too. Refresh tokens keep `nonce`: a refreshed ID token carries it on.
+ */
+const LEFT_OUT_AT_4 = new Map<string, readonly string[]>([
+  ['originator', ['access', 'id', 'userinfo']],
+  ['additionalCertInfo', ['access', 'id', 'userinfo']],
+  ['tid', ['access', 'id', 'userinfo']],
+  ['session_state', ['access', 'id']],
+  ['nonce', ['access']],
+]);
+
+/** Whether `version` leaves `claim` out of `target` (`access`, `id`, `userinfo`); versions 1–3 leave out nothing. */
+export function leavesOut(version: ApiVersion | undefined, target: string, claim: string): boolean {
+  if (version === undefined || version < 4) return false;
+  return LEFT_OUT_AT_4.get(claim)?.includes(target) === true;
+}
+
+/** Whether a sign-in of `version` may have a proof token: version 4 has none. */
+export const issuesProof = (version: ApiVersion | undefined): boolean => version === undefined || version < 4;
+
+/** The version a token of this realm carries in `api_ver` (versions 2 on write it; none: 1). */
+export const carriedVersion = (claims: Record<string, unknown>): ApiVersion =>
+  SERVED_VERSIONS.find((v) => v === claims['api_ver']) ?? 1;

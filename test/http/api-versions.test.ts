@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UnsecuredJWT } from 'jose';
+import { createRemoteJWKSet, jwtVerify, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
@@ -22,9 +22,9 @@ import {
 } from '../helpers/flows.js';
 import { ensureBuilt, runBin } from '../helpers/cli.js';
 import { basic, call, get, postForm } from '../helpers/http.js';
-import { decode, verifyToken } from '../helpers/jwt.js';
+import { decode, type Claims } from '../helpers/jwt.js';
 import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
-import { FJORD_FIXTURES, useIdp, Y2030 } from '../helpers/server.js';
+import { FJORD_FIXTURES, useIdp, Y2030, type TestIdp } from '../helpers/server.js';
 
 /**
  * The fjord realm with versions: the realm's default is 2, counter-app keeps 1, next-app is configured
@@ -43,6 +43,21 @@ function versionedFjord(): FixturesInput {
 }
 
 const idp = useIdp(() => ({ fixtures: versionedFjord(), clock: Y2030, frozen: true }));
+
+/** Verifies a token with the realm's JWKS as a client would, whatever alg its version signs with. */
+async function verifyToken(
+  i: TestIdp,
+  token: string,
+  audience?: string,
+): Promise<{ claims: Claims; header: Record<string, unknown> }> {
+  const jwks = createRemoteJWKSet(new URL(i.endpoints.certs));
+  const { payload, protectedHeader } = await jwtVerify(token, jwks, {
+    issuer: i.issuer,
+    currentDate: i.clock.now(),
+    ...(audience !== undefined ? { audience } : {}),
+  });
+  return { claims: payload as Claims, header: protectedHeader };
+}
 
 /** The tokens of a code flow for teller-web (ingrid unless said), verified with the realm's JWKS. */
 async function signIn(a: AuthorizeParams = {}) {
@@ -66,6 +81,7 @@ describe('which version a sign-in follows', () => {
       { client: 'counter-app', redirectUri: 'http://counter.fjord.test/return', extra: { api_version: '2' } },
       2,
     ],
+    ['api_version=3 over the realm', { extra: { api_version: '3' } }, 3],
   ])('%s', async (_name, a, version) => {
     const { access, id } = await signIn(a);
     if (version === 1) {
@@ -73,7 +89,7 @@ describe('which version a sign-in follows', () => {
       expect(id).not.toHaveProperty('api_ver');
       expect([access['amr'], id['amr']]).toEqual(['BID', 'BID']);
     } else {
-      expect([access['api_ver'], id['api_ver']]).toEqual([2, 2]);
+      expect([access['api_ver'], id['api_ver']]).toEqual([version, version]);
       expect([access['amr'], id['amr']]).toEqual([['bid'], ['bid']]);
     }
   });
@@ -129,19 +145,14 @@ describe('refusals', () => {
     ['-1', { extra: { api_version: '-1' } }, 'Invalid parameter: api_version "-1" (1, 2, 3, 4)'],
     ['1e0', { extra: { api_version: '1e0' } }, 'Invalid parameter: api_version "1e0" (1, 2, 3, 4)'],
     [
-      '3 (not served yet)',
-      { extra: { api_version: '3' } },
-      'api_version 3 is not served by this mock-idp yet',
-    ],
-    [
-      '4 (not served yet)',
+      '4 without PKCE (served, with its own rules)',
       { extra: { api_version: '4' } },
-      'api_version 4 is not served by this mock-idp yet',
+      'Missing parameter: code_challenge (api_version 4 requires PKCE with S256)',
     ],
     [
-      'a client configured for 4',
+      'of a client configured for 4, without PKCE',
       { client: 'next-app', redirectUri: 'http://next.fjord.test/cb' },
-      'api_version 4 is not served by this mock-idp yet',
+      'Missing parameter: code_challenge (api_version 4 requires PKCE with S256)',
     ],
   ])('api_version %s: invalid_request at the redirect URI', async (_name, a, description) => {
     const params = await authorizeRedirect(idp, a);
@@ -165,6 +176,7 @@ describe('refresh and userinfo answer in the version of the sign-in', () => {
   it.each([
     ['1', 1],
     ['2', 2],
+    ['3', 3],
   ])('api_version=%s', async (param, version) => {
     const { tokens } = await signIn({ extra: { api_version: param, acr_values: 'urn:idp:bis' } });
     const answer = await refresh(idp, tokens.refresh_token);
@@ -244,6 +256,8 @@ describe('the QA mint', () => {
   it.each([
     [1, undefined, 'BID'],
     [2, 2, ['bid']],
+    [3, 3, ['bid']],
+    [4, 4, ['bid']],
   ])('apiVersion %s', async (apiVersion, apiVer, amr) => {
     const answer = await mint({ type: 'access', client: 'teller-web', user: 'ingrid', apiVersion });
     expect(answer.status, answer.text).toBe(200);
@@ -258,7 +272,6 @@ describe('the QA mint', () => {
   });
 
   it.each<[unknown, string]>([
-    [3, 'api_version 3 is not served by this mock-idp yet'],
     [5, 'apiVersion: Invalid option: expected one of 1|2|3|4'],
     ['2', 'apiVersion: Invalid option: expected one of 1|2|3|4'],
   ])('apiVersion %j: 400 invalid_request', async (apiVersion, text) => {
@@ -287,6 +300,8 @@ describe('mock-idp token --api-version', () => {
   it.each([
     ['1', undefined, 'BID'],
     ['2', 2, ['bid']],
+    ['3', 3, ['bid']],
+    ['4', 4, ['bid']],
   ])('%s mints in that version', async (version, apiVer, amr) => {
     const { code, stdout, stderr } = await token('--api-version', version);
     expect(code, stderr).toBe(0);
@@ -295,10 +310,10 @@ describe('mock-idp token --api-version', () => {
     expect(claims['amr']).toEqual(amr);
   });
 
-  it('3: exits 1 with the server message', async () => {
-    const { code, stderr } = await token('--api-version', '3');
+  it('4 with --type proof: exits 1 with the server message (version 4 has no proof token)', async () => {
+    const { code, stderr } = await token('--api-version', '4', '--type', 'proof');
     expect(code).toBe(1);
-    expect(stderr).toContain('api_version 3 is not served by this mock-idp yet');
+    expect(stderr).toContain('Invalid mint request: api_version 4 has no proof token');
   });
 
   it('7: a usage error', async () => {
@@ -311,19 +326,17 @@ describe('mock-idp token --api-version', () => {
 describe('a realm configured for version 3', () => {
   const v3 = useIdp(() => ({ fixtures: { ...versionedFjord(), apiVersion: 3 }, clock: Y2030, frozen: true }));
 
-  it('authorize: invalid_request at the redirect URI', async () => {
-    const params = await authorizeRedirect(v3, {});
-    expect(params.get('error')).toBe('invalid_request');
-    expect(params.get('error_description')).toBe('api_version 3 is not served by this mock-idp yet');
+  it('authorize and the code exchange: tokens in version 3', async () => {
+    const code = (await authorizeRedirect(v3, {})).get('code') as string;
+    const answer = await exchangeCode(v3, code);
+    expect(answer.status, answer.text).toBe(200);
+    expect((await verifyToken(v3, answer.json.access_token)).claims['api_ver']).toBe(3);
   });
 
-  it('client_credentials: 400 invalid_request', async () => {
+  it('client_credentials: tokens in version 3', async () => {
     const answer = await clientCredentials(v3, 'ledger.read');
-    expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({
-      error: 'invalid_request',
-      error_description: 'api_version 3 is not served by this mock-idp yet',
-    });
+    expect(answer.status, answer.text).toBe(200);
+    expect((await verifyToken(v3, answer.json.access_token)).claims['api_ver']).toBe(3);
   });
 
   it('api_version=2 in the request still signs in under version 2', async () => {

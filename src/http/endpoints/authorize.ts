@@ -157,10 +157,11 @@ function checkRequest(
   client: Client,
   redirectUri: string,
   params: Params,
+  pushed: boolean,
   fail: Fail,
 ): AuthorizeRequest | undefined {
   try {
-    return checkAuthorizeRequest(p, client, redirectUri, params);
+    return checkAuthorizeRequest(p, client, redirectUri, params, { pushed });
   } catch (err) {
     if (err instanceof OAuthError) return fail(err.error, err.message);
     throw err;
@@ -254,7 +255,7 @@ export function authorizeHandler(p: RealmContext): RequestHandler {
     if (redirectUri === undefined) return;
     const fail = redirectError(res, redirectUri, params, x.issuer);
     if (!checkPushed(client, pushed, fail)) return;
-    const request = checkRequest(x, client, redirectUri, params, fail);
+    const request = checkRequest(x, client, redirectUri, params, pushed, fail);
     if (request === undefined || checkCancelled(x, params, fail)) return;
     const signedIn = await authenticate(x, request, params, pushed, fail);
     if (signedIn === undefined) return;

@@ -6,6 +6,7 @@ import { explained, invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { releasedClaims } from '../../tokens/placement.js';
 import { signRs256 } from '../../tokens/sign.js';
+import { carriedVersion } from '../../tokens/versions.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 
 function bearerToken(req: Request): string {
@@ -37,7 +38,14 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
     const client = azp !== undefined ? p.realm.clients.get(azp) : undefined;
     const scopes = typeof claims['scope'] === 'string' ? claims['scope'].split(' ') : [];
     const released = releasedClaims(
-      { realm: p.realm, subject: entry.subject, scopes, nninEligible: client?.nninEligible ?? false },
+      {
+        realm: p.realm,
+        subject: entry.subject,
+        scopes,
+        nninEligible: client?.nninEligible ?? false,
+        // Userinfo follows the version of the sign-in the access token came from.
+        apiVersion: carriedVersion(claims),
+      },
       'userinfo',
     );
     const body = {

@@ -3,6 +3,7 @@ import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
 import { unauthorizedClient } from '../errors.js';
+import { checkProofScope } from '../version-rules.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
@@ -23,6 +24,7 @@ export async function grantClientCredentials(
   }
   const apiVersion = configuredVersion(p.realm, client);
   const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
+  checkProofScope(p.realm, apiVersion, scopes);
   const now = p.clock.nowSeconds();
   const subject = client.serviceAccount;
   const { id: sessionId } = await p.openSession({

@@ -5,6 +5,7 @@ import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
 import { OAuthError, unauthorizedClient } from '../errors.js';
+import { checkProofScope } from '../version-rules.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { grantScopes, parseScope } from '../scopes.js';
 
@@ -31,6 +32,7 @@ export async function grantPassword(
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
   const apiVersion = configuredVersion(p.realm, client);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
+  checkProofScope(p.realm, apiVersion, scopes);
   const now = p.clock.nowSeconds();
   const { id: sessionId } = await p.openSession({
     clientId: client.id,
