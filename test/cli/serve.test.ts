@@ -188,6 +188,7 @@ describe('serve flags and environment: argv → observable effect', () => {
         const jwks = await get<{ keys: { kid: string; use: string }[] }>(endpointsOf(s.base).certs);
         expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
           ['sig', thumbprint],
+          ['sig', expect.any(String)],
           ['enc', expect.any(String)],
         ]);
         expect(decode((await clientCredentialsAt(s)).json['access_token'] as string).header.kid).toBe(
@@ -203,6 +204,7 @@ describe('serve flags and environment: argv → observable effect', () => {
         const jwks = await get<{ keys: { kid: string; use: string }[] }>(endpointsOf(s.base).certs);
         expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
           ['sig', thumbprint],
+          ['sig', expect.any(String)],
           ['enc', expect.any(String)],
         ]);
       },

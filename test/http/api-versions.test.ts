@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UnsecuredJWT } from 'jose';
+import { createRemoteJWKSet, jwtVerify, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
@@ -22,7 +22,7 @@ import {
 } from '../helpers/flows.js';
 import { ensureBuilt, runBin } from '../helpers/cli.js';
 import { basic, call, get, postForm } from '../helpers/http.js';
-import { decode, verifyToken } from '../helpers/jwt.js';
+import { decode, s256, verifyToken } from '../helpers/jwt.js';
 import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
 import { FJORD_FIXTURES, useIdp, Y2030 } from '../helpers/server.js';
 
@@ -50,6 +50,21 @@ async function signIn(a: AuthorizeParams = {}) {
   const access = (await verifyToken(idp, tokens.access_token)).claims;
   const id = (await verifyToken(idp, tokens.id_token as string, a.client ?? 'teller-web')).claims;
   return { tokens, access, id };
+}
+
+/** Verifies an ES256 token (versions 3 and 4) with the realm's JWKS, as a client would; RS256 is refused. */
+async function verifyEs256(target: typeof idp, token: string, audience?: string) {
+  const { payload, protectedHeader } = await jwtVerify(
+    token,
+    createRemoteJWKSet(new URL(target.endpoints.certs)),
+    {
+      algorithms: ['ES256'],
+      issuer: target.issuer,
+      currentDate: target.clock.now(),
+      ...(audience !== undefined ? { audience } : {}),
+    },
+  );
+  return { header: protectedHeader, claims: payload as Record<string, unknown> };
 }
 
 describe('which version a sign-in follows', () => {
@@ -128,21 +143,6 @@ describe('refusals', () => {
     ['02', { extra: { api_version: '02' } }, 'Invalid parameter: api_version "02" (1, 2, 3, 4)'],
     ['-1', { extra: { api_version: '-1' } }, 'Invalid parameter: api_version "-1" (1, 2, 3, 4)'],
     ['1e0', { extra: { api_version: '1e0' } }, 'Invalid parameter: api_version "1e0" (1, 2, 3, 4)'],
-    [
-      '3 (not served yet)',
-      { extra: { api_version: '3' } },
-      'api_version 3 is not served by this mock-idp yet',
-    ],
-    [
-      '4 (not served yet)',
-      { extra: { api_version: '4' } },
-      'api_version 4 is not served by this mock-idp yet',
-    ],
-    [
-      'a client configured for 4',
-      { client: 'next-app', redirectUri: 'http://next.fjord.test/cb' },
-      'api_version 4 is not served by this mock-idp yet',
-    ],
   ])('api_version %s: invalid_request at the redirect URI', async (_name, a, description) => {
     const params = await authorizeRedirect(idp, a);
     expect(Object.fromEntries(params)).toEqual({
@@ -159,6 +159,31 @@ describe('refusals', () => {
     expect(params.get('error')).toBe('invalid_request');
     expect(params.get('error_description')).toBe('Invalid parameter: api_version "7" (1, 2, 3, 4)');
   });
+});
+
+describe('versions 3 and 4 are served', () => {
+  // PKCE S256, state and nonce: what version 4 requires, so one request serves both versions.
+  const VERIFIER = 'v'.repeat(43);
+  it.each(['3', '4'])(
+    'api_version=%s: ES256 access and ID tokens with api_ver, token_type Bearer',
+    async (param) => {
+      const code = (
+        await authorizeRedirect(idp, {
+          nonce: 'n-34',
+          codeChallenge: s256(VERIFIER),
+          codeChallengeMethod: 'S256',
+          extra: { api_version: param },
+        })
+      ).get('code') as string;
+      const answer = await exchangeCode(idp, code, { extra: { code_verifier: VERIFIER } });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.json.token_type).toBe('Bearer');
+      const access = await verifyEs256(idp, answer.json.access_token);
+      const id = await verifyEs256(idp, answer.json.id_token as string, 'teller-web');
+      expect([access.claims['api_ver'], id.claims['api_ver']]).toEqual([Number(param), Number(param)]);
+      expect(id.claims['nonce']).toBe('n-34');
+    },
+  );
 });
 
 describe('refresh and userinfo answer in the version of the sign-in', () => {
@@ -257,8 +282,15 @@ describe('the QA mint', () => {
     expect((answer.json as { claims: Record<string, unknown> }).claims['api_ver']).toBe(2);
   });
 
+  it.each([3, 4])('apiVersion %s: ES256 with the EC key, api_ver in the claims', async (apiVersion) => {
+    const answer = await mint({ type: 'access', client: 'teller-web', user: 'ingrid', apiVersion });
+    expect(answer.status, answer.text).toBe(200);
+    const { header, claims } = await verifyEs256(idp, (answer.json as { token: string }).token);
+    expect(header.alg).toBe('ES256');
+    expect(claims['api_ver']).toBe(apiVersion);
+  });
+
   it.each<[unknown, string]>([
-    [3, 'api_version 3 is not served by this mock-idp yet'],
     [5, 'apiVersion: Invalid option: expected one of 1|2|3|4'],
     ['2', 'apiVersion: Invalid option: expected one of 1|2|3|4'],
   ])('apiVersion %j: 400 invalid_request', async (apiVersion, text) => {
@@ -295,10 +327,13 @@ describe('mock-idp token --api-version', () => {
     expect(claims['amr']).toEqual(amr);
   });
 
-  it('3: exits 1 with the server message', async () => {
-    const { code, stderr } = await token('--api-version', '3');
-    expect(code).toBe(1);
-    expect(stderr).toContain('api_version 3 is not served by this mock-idp yet');
+  it('3 mints ES256 with the EC key (signature valid)', async () => {
+    const { code, stdout, stderr } = await token('--api-version', '3');
+    expect(code, stderr).toBe(0);
+    const { token: jwt } = JSON.parse(stdout) as { token: string };
+    const { header, claims } = await verifyEs256(idp, jwt);
+    expect(header.alg).toBe('ES256');
+    expect(claims['api_ver']).toBe(3);
   });
 
   it('7: a usage error', async () => {
@@ -311,26 +346,31 @@ describe('mock-idp token --api-version', () => {
 describe('a realm configured for version 3', () => {
   const v3 = useIdp(() => ({ fixtures: { ...versionedFjord(), apiVersion: 3 }, clock: Y2030, frozen: true }));
 
-  it('authorize: invalid_request at the redirect URI', async () => {
-    const params = await authorizeRedirect(v3, {});
-    expect(params.get('error')).toBe('invalid_request');
-    expect(params.get('error_description')).toBe('api_version 3 is not served by this mock-idp yet');
+  it('authorize and token: ES256 access and ID tokens, token_type Bearer, api_ver 3', async () => {
+    const code = (await authorizeRedirect(v3, { nonce: 'n-3' })).get('code') as string;
+    const answer = await exchangeCode(v3, code);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.token_type).toBe('Bearer');
+    const access = await verifyEs256(v3, answer.json.access_token);
+    const id = await verifyEs256(v3, answer.json.id_token as string, 'teller-web');
+    expect([access.header.alg, id.header.alg]).toEqual(['ES256', 'ES256']);
+    expect([access.claims['api_ver'], id.claims['api_ver']]).toEqual([3, 3]);
+    expect(decode(answer.json.refresh_token).header.alg).toBe('HS256');
   });
 
-  it('client_credentials: 400 invalid_request', async () => {
+  it('client_credentials: ES256 with api_ver 3, token_type Bearer', async () => {
     const answer = await clientCredentials(v3, 'ledger.read');
-    expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({
-      error: 'invalid_request',
-      error_description: 'api_version 3 is not served by this mock-idp yet',
-    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.token_type).toBe('Bearer');
+    expect((await verifyEs256(v3, answer.json.access_token)).claims['api_ver']).toBe(3);
   });
 
-  it('api_version=2 in the request still signs in under version 2', async () => {
+  it('api_version=2 in the request still signs in under version 2: RS256, the realm token_type', async () => {
     const code = (await authorizeRedirect(v3, { extra: { api_version: '2' } })).get('code') as string;
     const answer = await exchangeCode(v3, code);
     expect(answer.status, answer.text).toBe(200);
-    expect(decode(answer.json.access_token).claims['api_ver']).toBe(2);
+    expect(answer.json.token_type).toBe('bearer');
+    expect((await verifyToken(v3, answer.json.access_token)).claims['api_ver']).toBe(2);
   });
 });
 
