@@ -74,7 +74,11 @@ describe('the ready line', () => {
     ]);
     expect(health.status).toBe(200);
     expect(health.json).toEqual({ status: 'UP' });
-    expect((jwks.json.keys as { use: string }[]).map((k) => k.use)).toEqual(['sig', 'enc']);
+    expect((jwks.json.keys as { use: string; kty: string }[]).map((k) => [k.use, k.kty])).toEqual([
+      ['sig', 'RSA'],
+      ['sig', 'EC'],
+      ['enc', 'RSA'],
+    ]);
     expect(discovery.json.issuer).toBe(s.base);
   });
 
