@@ -28,7 +28,7 @@ export function requestedVersion(realm: Realm, client: Client, value: string | u
   return servedVersion(version as ApiVersion);
 }
 
-/** `version` when this mock-idp issues tokens in it; versions 3 and 4 need ES256 keys it does not have yet. */
+/** `version` when this mock-idp issues tokens in it. */
 export function servedVersion(version: ApiVersion): ApiVersion {
   if (!SERVED_VERSIONS.includes(version))
     throw invalidRequest(`api_version ${version} is not served by this mock-idp yet`);

@@ -3,12 +3,12 @@ import type { Client, Subject } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import type { Session } from '../store/state-store.js';
 import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
-import { halfHash, signRs256 } from '../tokens/sign.js';
+import { halfHash, signFor } from '../tokens/sign.js';
 import { OAuthError, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
 import { grantScopes, parseScope } from './scopes.js';
 import { methodFor, parseAcrValues, requestedVersion } from './api-version.js';
-import type { ApiVersion, Method } from '../tokens/versions.js';
+import { tokenTypeOf, type ApiVersion, type Method } from '../tokens/versions.js';
 import { checkVersion4Request, type RequestVia } from './version-rules.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
@@ -284,18 +284,18 @@ export async function issueAuthorizeResponse(
     iat: now,
     exp: now + tokens.accessTokenLifespan,
   });
+  const sign = signFor(p.keys, req.apiVersion);
   let accessToken: string | undefined;
   if (hasWord(req.responseType, 'token')) {
-    // Front channel: no refresh token. token_type is the realm's tokenType, as the real provider builds
-    // this answer from the same token response its token endpoint sends.
-    accessToken = await signRs256(p.keys.active, buildAccessClaims(p.realm, grant, stamp()));
+    // Front channel: no refresh token. token_type is the token endpoint's (the realm's tokenType before
+    // version 3), as the real provider builds this answer from the same token response its token endpoint sends.
+    accessToken = await sign(buildAccessClaims(p.realm, grant, stamp()));
     out['access_token'] = accessToken;
-    out['token_type'] = tokens.tokenType;
+    out['token_type'] = tokenTypeOf(req.apiVersion, tokens.tokenType);
     out['expires_in'] = String(tokens.accessTokenLifespan);
   }
   if (hasWord(req.responseType, 'id_token')) {
-    out['id_token'] = await signRs256(
-      p.keys.active,
+    out['id_token'] = await sign(
       buildIdClaims(p.realm, grant, stamp(), {
         ...(accessToken !== undefined ? { atHash: halfHash(accessToken) } : {}),
         ...(code !== undefined ? { cHash: halfHash(code) } : {}),

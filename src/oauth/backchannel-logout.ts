@@ -3,7 +3,7 @@
 // logged, and nothing waits for them (a client that hangs or fails never delays the logout answer).
 import type { Logger } from '../log.js';
 import type { RealmContext } from '../realm/context.js';
-import { signRs256 } from '../tokens/sign.js';
+import { signFor } from '../tokens/sign.js';
 import type { Session } from '../store/state-store.js';
 
 const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -26,8 +26,10 @@ async function logoutToken(p: RealmContext, session: Session, clientId: string):
     client !== undefined
       ? p.subjectIds.subFor(client, session.sub, session.username === undefined)
       : session.sub;
-  return signRs256(
-    p.keys.active,
+  // A session may hold sign-ins of several versions; the logout token goes to one client, signed as that
+  // client's configured version signs (ES256 from version 3).
+  const version = client !== undefined ? (client.apiVersion ?? p.realm.apiVersion) : p.realm.apiVersion;
+  return signFor(p.keys, version)(
     {
       iss: session.issuer,
       aud: clientId,

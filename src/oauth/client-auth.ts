@@ -1,4 +1,4 @@
-// Client authentication: client_secret_basic, client_secret_post, private_key_jwt (RS256) and public clients.
+// Client authentication: client_secret_basic, client_secret_post, private_key_jwt (RS256, ES256) and public clients.
 import { timingSafeEqual } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Client } from '../fixtures/realm.js';
@@ -184,7 +184,7 @@ async function verifyAssertion(p: RealmContext, input: ClientAuthInput, assertio
   const jwks = createLocalJWKSet(client.jwks);
   const verify = (currentDate: Date) =>
     jwtVerify(assertion, jwks, {
-      algorithms: ['RS256'],
+      algorithms: ['RS256', 'ES256'],
       issuer: id,
       subject: id,
       audience: input.audiences,

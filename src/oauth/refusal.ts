@@ -20,13 +20,13 @@ export function describeRefusal(
     case 'unknown-kid':
       return `unknown kid "${String(refusal.kid)}" (this realm publishes ${p.keys.all.map((k) => `"${k.kid}"`).join(', ')})`;
     case 'bad-signature':
-      return refusal.alg === 'RS256'
+      return refusal.alg !== 'HS256'
         ? `bad signature (kid "${String(refusal.kid)}")`
         : 'bad signature (HS256 realm secret)';
     case 'unknown-secret':
       return `HS256 with unknown kid "${String(refusal.kid)}" (not this realm's secret)`;
     case 'alg-not-accepted':
-      return `alg ${String(refusal.alg)} is not accepted (RS256 tokens, HS256 refresh tokens)`;
+      return `alg ${String(refusal.alg)} is not accepted (RS256 or ES256 tokens, HS256 refresh tokens)`;
     case 'foreign-issuer':
       return `foreign issuer "${String(refusal.iss)}" (this realm: ${fixedIssuerOf(p) ?? `any origin + ${realmBasePath(p.realm.name, p.relativePath)}`})`;
     case 'invalid-time-claim':
@@ -40,7 +40,7 @@ export function describeRefusal(
     case 'unknown-type':
       return `unknown typ "${refusal.typ}"`;
     case 'alg-mismatch':
-      return `typ "${refusal.typ}" signed ${refusal.alg} (refresh tokens are HS256, the others RS256)`;
+      return `typ "${refusal.typ}" signed ${refusal.alg} (refresh tokens are HS256, the others RS256 or ES256)`;
     case 'revoked':
       return 'revoked';
     case 'session-ended':

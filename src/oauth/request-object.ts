@@ -19,7 +19,7 @@ import { ASSERTION_TOLERANCE_S } from '../store/state-store.js';
 import { fetchRequestUri, type RequestUriLimits } from './request-uri.js';
 
 interface RequestObjectContext {
-  /** The client the query's client_id names (its `jwks` verifies RS256 objects). */
+  /** The client the query's client_id names (its `jwks` verifies RS256 and ES256 objects). */
   client: Client;
   /** The realm base URL: an object's `aud`, when present, must name it. */
   issuer: string;
@@ -110,7 +110,7 @@ function describeDecryption(err: unknown): string {
   return 'not a JWE';
 }
 
-/** Verifies a request object: alg none or RS256 by the client's jwks; iss, aud, client_id and times. */
+/** Verifies a request object: alg none, or RS256 or ES256 by the client's jwks; iss, aud, client_id and times. */
 async function verifyRequestObject(jwt: string, ctx: RequestObjectContext): Promise<JWTPayload> {
   const { client } = ctx;
   const parts = jwt.split('.').length;
@@ -127,14 +127,14 @@ async function verifyRequestObject(jwt: string, ctx: RequestObjectContext): Prom
   const claimOptions = (currentDate: Date) => ({ currentDate, clockTolerance: ASSERTION_TOLERANCE_S });
   if (alg === 'none') {
     verify = async (currentDate) => UnsecuredJWT.decode(jwt, claimOptions(currentDate)).payload;
-  } else if (alg === 'RS256') {
+  } else if (alg === 'RS256' || alg === 'ES256') {
     if (client.jwks === undefined)
-      throw invalidObject(`client "${client.id}" has no jwks to verify an RS256 request object with`);
+      throw invalidObject(`client "${client.id}" has no jwks to verify an ${alg} request object with`);
     const jwks = createLocalJWKSet(client.jwks);
     verify = async (currentDate) =>
-      (await jwtVerify(jwt, jwks, { algorithms: ['RS256'], ...claimOptions(currentDate) })).payload;
+      (await jwtVerify(jwt, jwks, { algorithms: [alg], ...claimOptions(currentDate) })).payload;
   } else {
-    throw invalidObject(`alg "${String(alg)}" is not supported (none or RS256)`);
+    throw invalidObject(`alg "${String(alg)}" is not supported (none, RS256 or ES256)`);
   }
   const payload = await verifyTimes(verify, ctx.clock);
   if (payload.iss !== undefined && payload.iss !== client.id)

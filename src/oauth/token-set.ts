@@ -8,8 +8,8 @@ import {
   type Grant,
   type Stamp,
 } from '../tokens/claims.js';
-import { halfHash, signHs256, signRs256 } from '../tokens/sign.js';
-import { issuesProof } from '../tokens/versions.js';
+import { halfHash, signFor, signHs256 } from '../tokens/sign.js';
+import { issuesProof, tokenTypeOf } from '../tokens/versions.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -47,7 +47,8 @@ export async function issueTokenSet(
     iat: now,
     exp: now + lifespan,
   });
-  const key = p.keys.active;
+  // ES256 from interface version 3, RS256 before; the refresh token is HS256 in every version.
+  const sign = signFor(p.keys, grant.apiVersion);
 
   const accessClaims = buildAccessClaims(p.realm, grant, stamp('jti', tokens.accessTokenLifespan));
   const refreshClaims = buildRefreshClaims(p.realm, grant, stamp('jti', tokens.refreshTokenLifespan));
@@ -57,15 +58,15 @@ export async function issueTokenSet(
   const proofStamp = wantsProof ? stamp('jti', tokens.accessTokenLifespan) : undefined;
   const idStamp = options.idToken ? stamp('jti', tokens.accessTokenLifespan) : undefined;
 
-  const accessToken = signRs256(key, accessClaims);
+  const accessToken = sign(accessClaims);
   const [access_token, refresh_token, proof] = await Promise.all([
     accessToken,
     signHs256(p.secret, refreshClaims),
-    proofStamp !== undefined ? signRs256(key, buildProofClaims(p.realm, grant, proofStamp)) : undefined,
+    proofStamp !== undefined ? sign(buildProofClaims(p.realm, grant, proofStamp)) : undefined,
   ]);
   const id_token =
     idStamp !== undefined
-      ? await signRs256(key, buildIdClaims(p.realm, grant, idStamp, { atHash: halfHash(access_token) }))
+      ? await sign(buildIdClaims(p.realm, grant, idStamp, { atHash: halfHash(access_token) }))
       : undefined;
 
   const session = await p.store.activeSession(grant.sessionId);
@@ -76,7 +77,7 @@ export async function issueTokenSet(
     expires_in: tokens.accessTokenLifespan,
     refresh_expires_in: tokens.refreshTokenLifespan,
     refresh_token,
-    token_type: tokens.tokenType,
+    token_type: tokenTypeOf(grant.apiVersion, tokens.tokenType),
     ...(id_token !== undefined ? { id_token } : {}),
     'not-before-policy': tokens.notBeforePolicy,
     ...(tokens.sessionStateInResponse ? { session_state: grant.sessionId } : {}),

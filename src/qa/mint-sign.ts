@@ -1,10 +1,20 @@
 // Signing a minted token as asked: valid, with broken signature bytes, as alg none, or by a key in no JWKS.
-import { base64url, SignJWT, UnsecuredJWT, type JWTHeaderParameters } from 'jose';
+import { createPublicKey } from 'node:crypto';
+import {
+  base64url,
+  calculateJwkThumbprint,
+  SignJWT,
+  UnsecuredJWT,
+  type JWK,
+  type JWTHeaderParameters,
+} from 'jose';
+import type { EcSigningKey } from '../keys/ec-key.js';
 import { generateSigningKey, type SigningKey } from '../keys/key-store.js';
 import { invalidRequest } from '../oauth/errors.js';
 import type { Provider } from '../realm/provider.js';
 import type { Claims } from '../tokens/claims.js';
 import { hmacKey, realmSecret, type RealmSecret } from '../tokens/sign.js';
+import { signsEs256, type ApiVersion } from '../tokens/versions.js';
 import type { MintSignature } from './mint-request.js';
 
 type Members = Record<string, unknown>;
@@ -37,26 +47,29 @@ export class MintSigner {
   readonly #p: Provider;
   #unknownKey: Promise<SigningKey> | undefined;
   #unknownSecret: RealmSecret | undefined;
+  #unknownEcKey: Promise<Pick<EcSigningKey, 'kid' | 'scalar'>> | undefined;
 
   constructor(p: Provider) {
     this.#p = p;
   }
 
   /**
-   * Signs `claims` as the realm would (RS256 with the active key; HS256 with the realm secret for
-   * refresh tokens), with header overrides, then applies `signature`.
+   * Signs `claims` as the realm would (RS256 with the active key, ES256 with the EC key from version 3;
+   * HS256 with the realm secret for refresh tokens), with header overrides, then applies `signature`.
    */
   async sign(
     refresh: boolean,
     claims: Claims,
     overrides: Members | undefined,
     signature: MintSignature,
+    version?: ApiVersion,
   ): Promise<string> {
     if (overrides !== undefined && 'alg' in overrides)
       throw invalidRequest(
         'header.alg cannot be set: choose it with signature (valid, invalid, none, unknown-key)',
       );
     const unknown = signature === 'unknown-key';
+    if (!refresh && signsEs256(version)) return this.#signEs256(claims, overrides, signature);
     const key: SigningKey | RealmSecret = refresh
       ? unknown
         ? this.#otherSecret()
@@ -75,6 +88,31 @@ export class MintSigner {
       throw invalidRequest(`Cannot sign this token: ${(err as Error).message}`);
     }
     return signature === 'invalid' ? breakSignature(token) : token;
+  }
+
+  /** ES256 as the realm signs from version 3 (deterministic, as its tokens are), then `signature` applied. */
+  async #signEs256(
+    claims: Claims,
+    overrides: Members | undefined,
+    signature: MintSignature,
+  ): Promise<string> {
+    const made = signature === 'unknown-key' ? this.#otherEcKey() : this.#p.keys.ecKey();
+    if (made === undefined) throw new Error('this realm has no EC key to sign ES256 with');
+    const [key, { signEs256As }] = await Promise.all([made, import('../tokens/sign-es256.js')]);
+    const header = applyOverrides({ alg: 'ES256', typ: 'JWT', kid: key.kid }, overrides);
+    if (signature === 'none') return unsecured(claims, header);
+    const token = signEs256As(key, header, claims);
+    return signature === 'invalid' ? breakSignature(token) : token;
+  }
+
+  /** A P-256 key that is in no JWKS, from the realm's ids (from the seed when there is one). */
+  #otherEcKey(): Promise<Pick<EcSigningKey, 'kid' | 'scalar'>> {
+    this.#unknownEcKey ??= import('../keys/ec-key.js').then(async ({ ecKeyFromScalar, scalarFromSeed }) => {
+      const scalar = scalarFromSeed(this.#p.ids.bytes('mint-unknown-ec-key', 48));
+      const pub = createPublicKey(ecKeyFromScalar(scalar)).export({ format: 'jwk' }) as JWK;
+      return { scalar, kid: await calculateJwkThumbprint(pub, 'sha256') };
+    });
+    return this.#unknownEcKey;
   }
 
   /** An RSA key that is in no JWKS: generated once, on the thread pool, when first asked for. */

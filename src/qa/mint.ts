@@ -115,7 +115,13 @@ export class Minter {
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
     const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), nbf);
     const claims = applyOverrides(built, req.claims);
-    const token = await this.#signer.sign(req.type === 'refresh', claims, req.header, req.signature);
+    const token = await this.#signer.sign(
+      req.type === 'refresh',
+      claims,
+      req.header,
+      req.signature,
+      apiVersion,
+    );
     return {
       token,
       header: decodeProtectedHeader(token) as Record<string, unknown>,

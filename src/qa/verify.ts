@@ -38,8 +38,14 @@ export async function verifyForInspector(p: Provider, token: unknown): Promise<T
       header: null,
       claims: null,
     };
-  if (verdict.ok)
-    return { valid: true, reason: `an active ${verdict.token.kind} token of this realm`, header, claims };
+  if (verdict.ok) {
+    // From version 2 a token says its interface version; the decoder names it and the algorithm beside.
+    const apiVer = verdict.claims['api_ver'];
+    const version =
+      typeof apiVer === 'number' ? ` (api_ver ${apiVer}, ${String(verdict.header['alg'])})` : '';
+    const reason = `an active ${verdict.token.kind} token of this realm${version}`;
+    return { valid: true, reason, header, claims };
+  }
   // The decoder's own words for text that is not a JWT at all: it shows what a JWT is made of.
   const reason =
     verdict.refusal.reason === 'malformed'

@@ -8,11 +8,20 @@ const segment = (json: string): string => Buffer.from(json, 'utf8').toString('ba
 
 /** ES256 compact JWS of `claims` with the realm's EC key (microseconds of work: no thread hop). */
 export function signEs256(
-  key: EcSigningKey,
+  key: Pick<EcSigningKey, 'kid' | 'scalar'>,
   claims: JWTPayload,
   header: Partial<JWTHeaderParameters> = {},
 ): string {
-  const input = `${segment(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: key.kid, ...header }))}.${segment(JSON.stringify(claims))}`;
+  return signEs256As(key, { alg: 'ES256', typ: 'JWT', kid: key.kid, ...header }, claims);
+}
+
+/** ES256 compact JWS under exactly `header` (the QA mint's, whose overrides may remove members). */
+export function signEs256As(
+  key: Pick<EcSigningKey, 'scalar'>,
+  header: Record<string, unknown>,
+  claims: JWTPayload,
+): string {
+  const input = `${segment(JSON.stringify(header))}.${segment(JSON.stringify(claims))}`;
   const signature = signP256(key.scalar, Buffer.from(input, 'latin1'));
   return `${input}.${Buffer.from(signature).toString('base64url')}`;
 }

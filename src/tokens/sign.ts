@@ -1,8 +1,10 @@
-// Signing: RS256 with the realm key for access/ID/proof tokens, HS256 with the realm secret for refresh tokens.
+// Signing: RS256 with the realm key for access/ID/proof tokens (ES256 with its EC key from interface version 3),
+// HS256 with the realm secret for refresh tokens.
 import { createHash } from 'node:crypto';
 import type { CryptoKey, JWTHeaderParameters, JWTPayload } from 'jose';
-import type { SigningKey } from '../keys/key-store.js';
+import type { KeyStore, SigningKey } from '../keys/key-store.js';
 import { jwsHs256, jwsRs256 } from './jws.js';
+import { signsEs256, type ApiVersion } from './versions.js';
 
 export interface RealmSecret {
   kid: string;
@@ -39,6 +41,27 @@ export function signRs256(
   header: Partial<JWTHeaderParameters> = {},
 ): Promise<string> {
   return jwsRs256(key, claims, header);
+}
+
+/** Signs the claims (and extra header parameters) of one token. */
+export type Signer = (claims: JWTPayload, header?: Partial<JWTHeaderParameters>) => Promise<string>;
+
+/**
+ * The signer of access, ID and proof tokens, signed userinfo and logout tokens at `version`: ES256 with the
+ * realm's EC key from version 3, RS256 with the active RSA key before (and when no version is known).
+ */
+export function signFor(keys: KeyStore, version: ApiVersion | undefined): Signer {
+  if (!signsEs256(version)) {
+    const key = keys.active;
+    return (claims, header) => signRs256(key, claims, header);
+  }
+  return async (claims, header) => {
+    const made = keys.ecKey();
+    if (made === undefined) throw new Error('this realm has no EC key to sign ES256 with');
+    // Loaded on first use: @noble/curves stays off the start path of a realm that never signs ES256.
+    const [key, { signEs256 }] = await Promise.all([made, import('./sign-es256.js')]);
+    return signEs256(key, claims, header);
+  };
 }
 
 /** HS256 with the realm secret (refresh tokens, the identity cookie), via the prepared-header signer. */

@@ -1,11 +1,16 @@
 // Verifying a token this realm issued, in one place: the verified token, or the one reason it is refused
 // (malformed, signature, issuer, time by the mock clock, kind by `typ`, revoked, its session ended here).
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { compactVerify, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
+import type { EcSigningKey } from '../keys/ec-key.js';
 import type { RealmContext } from '../realm/context.js';
 import { realmBasePath } from '../realm/paths.js';
 import { hmacKey } from './sign.js';
 
 export type OwnTokenKind = 'access' | 'id' | 'refresh' | 'proof';
+
+/** The algorithms this realm signs with: RS256 (versions 1–2), ES256 (versions 3 on), HS256 (refresh tokens). */
+export type OwnAlg = 'RS256' | 'ES256' | 'HS256';
 
 export interface VerifiedToken {
   kind: OwnTokenKind;
@@ -22,7 +27,7 @@ export type Refusal =
   | { reason: 'malformed' }
   | { reason: 'unknown-kid'; kid: unknown }
   | { reason: 'unknown-secret'; kid: unknown }
-  | { reason: 'bad-signature'; alg: 'RS256' | 'HS256'; kid: unknown }
+  | { reason: 'bad-signature'; alg: OwnAlg; kid: unknown }
   | { reason: 'alg-not-accepted'; alg: unknown }
   | { reason: 'foreign-issuer'; iss: string | undefined }
   | { reason: 'invalid-time-claim'; claim: 'iat' | 'nbf' | 'exp' }
@@ -30,7 +35,7 @@ export type Refusal =
   | { reason: 'not-yet-valid'; nbf: number; now: number }
   | { reason: 'wrong-type'; typ: string; expected: OwnTokenKind }
   | { reason: 'unknown-type'; typ: string }
-  | { reason: 'alg-mismatch'; typ: string; alg: 'RS256' | 'HS256' }
+  | { reason: 'alg-mismatch'; typ: string; alg: OwnAlg }
   | { reason: 'revoked' }
   | { reason: 'session-ended' };
 
@@ -91,7 +96,22 @@ async function verifies(token: string, key: Parameters<typeof compactVerify>[1])
   }
 }
 
-/** The signature check: RS256 with a published realm key, or HS256 with the realm secret. */
+const ecPublicKeys = new WeakMap<EcSigningKey, KeyObject>();
+
+/** The EC key's public half, derived once per key. */
+function ecPublicKey(key: EcSigningKey): KeyObject {
+  let pub = ecPublicKeys.get(key);
+  if (pub === undefined) {
+    pub = createPublicKey(key.privateKey);
+    ecPublicKeys.set(key, pub);
+  }
+  return pub;
+}
+
+/**
+ * The signature check: RS256 with a published realm key, ES256 with the realm's EC key, or HS256 with the
+ * realm secret.
+ */
 async function signatureRefusal(
   ctx: RealmContext,
   token: string,
@@ -102,6 +122,11 @@ async function signatureRefusal(
     const key = ctx.keys.find(typeof kid === 'string' ? kid : undefined);
     if (key === undefined) return { reason: 'unknown-kid', kid };
     return (await verifies(token, key.publicKey)) ? undefined : { reason: 'bad-signature', alg, kid };
+  }
+  if (alg === 'ES256') {
+    const ec = await ctx.keys.ecKey();
+    if (ec === undefined || kid !== ec.kid) return { reason: 'unknown-kid', kid };
+    return (await verifies(token, ecPublicKey(ec))) ? undefined : { reason: 'bad-signature', alg, kid };
   }
   if (alg === 'HS256') {
     if (kid !== ctx.secret.kid) return { reason: 'unknown-secret', kid };
@@ -116,7 +141,7 @@ async function signatureRefusal(
 async function claimsRefusal(
   ctx: RealmContext,
   claims: JWTPayload,
-  alg: 'RS256' | 'HS256',
+  alg: OwnAlg,
   expected: OwnTokenKind | undefined,
 ): Promise<Refusal | OwnTokenKind> {
   const iss = typeof claims.iss === 'string' ? claims.iss : undefined;
@@ -160,7 +185,7 @@ export async function verifyToken(
   const { alg, kid } = header;
   const refused = await signatureRefusal(ctx, token, alg, kid);
   if (refused !== undefined) return { ok: false, refusal: refused, header, claims };
-  const outcome = await claimsRefusal(ctx, claims, alg as 'RS256' | 'HS256', expected);
+  const outcome = await claimsRefusal(ctx, claims, alg as OwnAlg, expected);
   if (typeof outcome !== 'string') return { ok: false, refusal: outcome, header, claims };
   const sessionId = sessionIdOf(claims);
   const verified = { kind: outcome, claims, ...(sessionId !== undefined ? { sessionId } : {}) };

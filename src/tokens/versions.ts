@@ -2,8 +2,19 @@
 import { METHODS, type ApiVersion, type Method } from '../fixtures/versions.js';
 
 export { API_VERSIONS, METHODS, type ApiVersion, type Method } from '../fixtures/versions.js';
-/** The versions this mock-idp issues tokens in (3 and 4 need ES256 key material). */
+/** The versions this mock-idp issues tokens in. */
 export const SERVED_VERSIONS: readonly ApiVersion[] = [1, 2, 3, 4];
+
+/** Whether tokens of `version` are signed ES256 with the realm's EC key (from version 3; RS256 before). */
+export const signsEs256 = (version: ApiVersion | undefined): boolean => version !== undefined && version >= 3;
+
+/** The version a token of this realm carries in `api_ver` (versions 2 on write it), else undefined. */
+export const versionOfClaims = (claims: Record<string, unknown>): ApiVersion | undefined =>
+  SERVED_VERSIONS.find((v) => v === claims['api_ver']);
+
+/** The token response's `token_type`: `Bearer` from version 3, the realm's `tokens.tokenType` before. */
+export const tokenTypeOf = (version: ApiVersion | undefined, realmTokenType: string): string =>
+  signsEs256(version) ? 'Bearer' : realmTokenType;
 
 /** Methods of a user whose fixtures name none. */
 export const DEFAULT_METHODS: readonly Method[] = METHODS;
@@ -59,7 +70,3 @@ export function leavesOut(version: ApiVersion | undefined, target: string, claim
 
 /** Whether a sign-in of `version` may have a proof token: version 4 has none. */
 export const issuesProof = (version: ApiVersion | undefined): boolean => version === undefined || version < 4;
-
-/** The version a token of this realm carries in `api_ver` (versions 2 on write it; none: 1). */
-export const carriedVersion = (claims: Record<string, unknown>): ApiVersion =>
-  SERVED_VERSIONS.find((v) => v === claims['api_ver']) ?? 1;

@@ -195,6 +195,16 @@ describe.skipIf(skipBrowser)('the inspector page', () => {
 
     it.each<[string, () => Promise<string>, RegExp]>([
       ['an active token', () => minted({}), /^Accepted: an active access token of this realm$/],
+      [
+        'an ES256 token of version 3',
+        () => minted({ apiVersion: 3 }),
+        /^Accepted: an active access token of this realm \(api_ver 3, ES256\)$/,
+      ],
+      [
+        'an ES256 token with a bad signature',
+        () => minted({ apiVersion: 3, signature: 'invalid' }),
+        /^Refused: bad signature/,
+      ],
       ['an expired one', () => minted({ expiresIn: -90 }), /^Refused: expired 90 s ago by the mock clock/],
       ['a not yet valid one', () => minted({ notBefore: '+120' }), /^Refused: not valid for another 120 s/],
       ['an unknown key', () => minted({ signature: 'unknown-key' }), /^Refused: unknown kid/],

@@ -99,7 +99,11 @@ describe('the ready line', () => {
     ]);
     expect(health.status).toBe(200);
     expect(health.json).toEqual({ status: 'UP' });
-    expect((jwks.json.keys as { use: string }[]).map((k) => k.use)).toEqual(['sig', 'enc']);
+    expect((jwks.json.keys as { use: string; kty: string }[]).map((k) => [k.use, k.kty])).toEqual([
+      ['sig', 'RSA'],
+      ['sig', 'EC'],
+      ['enc', 'RSA'],
+    ]);
     expect(discovery.json.issuer).toBe(s.base);
   });
 
@@ -213,6 +217,7 @@ describe('serve flags and environment: argv → observable effect', () => {
         const jwks = await get<{ keys: { kid: string; use: string }[] }>(endpointsOf(s.base).certs);
         expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
           ['sig', thumbprint],
+          ['sig', expect.any(String)],
           ['enc', expect.any(String)],
         ]);
         expect(decode((await clientCredentialsAt(s)).json['access_token'] as string).header.kid).toBe(
@@ -228,6 +233,7 @@ describe('serve flags and environment: argv → observable effect', () => {
         const jwks = await get<{ keys: { kid: string; use: string }[] }>(endpointsOf(s.base).certs);
         expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
           ['sig', thumbprint],
+          ['sig', expect.any(String)],
           ['enc', expect.any(String)],
         ]);
       },

@@ -24,6 +24,8 @@ const RP = 'http://rp.test/cb';
 const PW = 'http://pairwise.example/cb';
 const { publicKey, privateKey } = await generateKeyPair('RS256');
 const rpJwk = { ...(await exportJWK(publicKey)), kty: 'RSA', kid: 'rp-key', alg: 'RS256', use: 'sig' };
+const rpEc = await generateKeyPair('ES256');
+const rpEcJwk = { ...(await exportJWK(rpEc.publicKey)), kty: 'EC', kid: 'rp-ec', alg: 'ES256', use: 'sig' };
 
 /** Receives back-channel logout tokens and serves request_uri objects. */
 const logoutTokens: string[] = [];
@@ -51,7 +53,7 @@ const fixtures = (): FixturesInput => ({
     rp: {
       secret: 'rp-secret',
       authMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-      jwks: { keys: [rpJwk] },
+      jwks: { keys: [rpJwk, rpEcJwk] },
       redirectUris: [RP],
       grants: ['authorization_code', 'refresh_token', 'implicit', 'password', 'client_credentials'],
       frontchannelLogoutUri: 'http://rp.test/frontchannel',
@@ -464,6 +466,52 @@ describe('every discovery row through a real client', () => {
     expect(raw.headers.get('content-type')).toMatch(/^application\/jwt/);
     expect(decodeProtectedHeader(raw.text).alg).toBe('RS256');
     uses('subject_types_supported=pairwise', 'userinfo_signing_alg_values_supported=RS256');
+  });
+
+  it('ES256 rows at api_version=3: an ES256 client assertion and request object (openid-client), an ES256 ID token', async () => {
+    const ecAuth = client.PrivateKeyJwt({ key: rpEc.privateKey, kid: 'rp-ec' });
+    const config = await discover('rp', ecAuth);
+    const plain = client.buildAuthorizationUrl(config, {
+      redirect_uri: RP,
+      scope: 'openid',
+      state: 'jar-ec',
+      api_version: '3',
+    });
+    const url = await client.buildAuthorizationUrlWithJAR(config, plain.searchParams, {
+      key: rpEc.privateKey,
+      kid: 'rp-ec',
+    });
+    expect(decodeProtectedHeader(url.searchParams.get('request') as string).alg).toBe('ES256');
+    const tokens = await client.authorizationCodeGrant(config, await browse(url), {
+      expectedState: 'jar-ec',
+    });
+    expect(decodeProtectedHeader(tokens.id_token as string).alg).toBe('ES256');
+    expect(tokens.claims()).toMatchObject({ aud: 'rp', api_ver: 3 });
+    uses(
+      'id_token_signing_alg_values_supported=ES256',
+      'request_object_signing_alg_values_supported=ES256',
+      'token_endpoint_auth_signing_alg_values_supported=ES256',
+    );
+  });
+
+  it('userinfo_signing_alg_values_supported=ES256: the signed userinfo of a version 3 sign-in', async () => {
+    const config = await discover('pairwise', client.ClientSecretBasic('pw-secret'), {
+      userinfo_signed_response_alg: 'ES256',
+    });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: PW,
+      scope: 'openid profile',
+      api_version: '3',
+    });
+    const tokens = await client.authorizationCodeGrant(config, await browse(url));
+    const sub = tokens.claims()?.sub as string;
+    expect(await client.fetchUserInfo(config, tokens.access_token, sub)).toMatchObject({
+      sub,
+      name: 'Alice Aas',
+    });
+    const raw = await get(idp.endpoints.userinfo, { authorization: `Bearer ${tokens.access_token}` });
+    expect(decodeProtectedHeader(raw.text).alg).toBe('ES256');
+    uses('userinfo_signing_alg_values_supported=ES256');
   });
 
   it('end_session_endpoint with front- and back-channel logout (sessions named by sid)', async () => {

@@ -44,8 +44,11 @@ describe.skipIf(skipContainerTests)(title, () => {
   });
 
   it('signs with the key given to withKey', async () => {
-    const jwks = (await (await fetch(idp.getJwksUri())).json()) as { keys: { n?: string; use?: string }[] };
-    const signing = jwks.keys.filter((k) => k.use === 'sig');
+    const jwks = (await (await fetch(idp.getJwksUri())).json()) as {
+      keys: { n?: string; use?: string; kty?: string }[];
+    };
+    // The RSA signing key is the given one; the EC key (ES256, interface version 3) is made beside it.
+    const signing = jwks.keys.filter((k) => k.use === 'sig' && k.kty === 'RSA');
     expect(signing.map((k) => k.n)).toEqual([key.publicKey.export({ format: 'jwk' }).n]);
   });
 

@@ -22,7 +22,7 @@ import {
 } from '../helpers/flows.js';
 import { ensureBuilt, runBin } from '../helpers/cli.js';
 import { basic, call, get, postForm } from '../helpers/http.js';
-import { decode, type Claims } from '../helpers/jwt.js';
+import { decode, s256, type Claims } from '../helpers/jwt.js';
 import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
 import { FJORD_FIXTURES, useIdp, Y2030, type TestIdp } from '../helpers/server.js';
 
@@ -65,6 +65,21 @@ async function signIn(a: AuthorizeParams = {}) {
   const access = (await verifyToken(idp, tokens.access_token)).claims;
   const id = (await verifyToken(idp, tokens.id_token as string, a.client ?? 'teller-web')).claims;
   return { tokens, access, id };
+}
+
+/** Verifies an ES256 token (versions 3 and 4) with the realm's JWKS, as a client would; RS256 is refused. */
+async function verifyEs256(target: typeof idp, token: string, audience?: string) {
+  const { payload, protectedHeader } = await jwtVerify(
+    token,
+    createRemoteJWKSet(new URL(target.endpoints.certs)),
+    {
+      algorithms: ['ES256'],
+      issuer: target.issuer,
+      currentDate: target.clock.now(),
+      ...(audience !== undefined ? { audience } : {}),
+    },
+  );
+  return { header: protectedHeader, claims: payload as Record<string, unknown> };
 }
 
 describe('which version a sign-in follows', () => {
@@ -172,6 +187,31 @@ describe('refusals', () => {
   });
 });
 
+describe('versions 3 and 4 are served', () => {
+  // PKCE S256, state and nonce: what version 4 requires, so one request serves both versions.
+  const VERIFIER = 'v'.repeat(43);
+  it.each(['3', '4'])(
+    'api_version=%s: ES256 access and ID tokens with api_ver, token_type Bearer',
+    async (param) => {
+      const code = (
+        await authorizeRedirect(idp, {
+          nonce: 'n-34',
+          codeChallenge: s256(VERIFIER),
+          codeChallengeMethod: 'S256',
+          extra: { api_version: param },
+        })
+      ).get('code') as string;
+      const answer = await exchangeCode(idp, code, { extra: { code_verifier: VERIFIER } });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.json.token_type).toBe('Bearer');
+      const access = await verifyEs256(idp, answer.json.access_token);
+      const id = await verifyEs256(idp, answer.json.id_token as string, 'teller-web');
+      expect([access.claims['api_ver'], id.claims['api_ver']]).toEqual([Number(param), Number(param)]);
+      expect(id.claims['nonce']).toBe('n-34');
+    },
+  );
+});
+
 describe('refresh and userinfo answer in the version of the sign-in', () => {
   it.each([
     ['1', 1],
@@ -271,6 +311,14 @@ describe('the QA mint', () => {
     expect((answer.json as { claims: Record<string, unknown> }).claims['api_ver']).toBe(2);
   });
 
+  it.each([3, 4])('apiVersion %s: ES256 with the EC key, api_ver in the claims', async (apiVersion) => {
+    const answer = await mint({ type: 'access', client: 'teller-web', user: 'ingrid', apiVersion });
+    expect(answer.status, answer.text).toBe(200);
+    const { header, claims } = await verifyEs256(idp, (answer.json as { token: string }).token);
+    expect(header.alg).toBe('ES256');
+    expect(claims['api_ver']).toBe(apiVersion);
+  });
+
   it.each<[unknown, string]>([
     [5, 'apiVersion: Invalid option: expected one of 1|2|3|4'],
     ['2', 'apiVersion: Invalid option: expected one of 1|2|3|4'],
@@ -316,6 +364,15 @@ describe('mock-idp token --api-version', () => {
     expect(stderr).toContain('Invalid mint request: api_version 4 has no proof token');
   });
 
+  it('3 mints ES256 with the EC key (signature valid)', async () => {
+    const { code, stdout, stderr } = await token('--api-version', '3');
+    expect(code, stderr).toBe(0);
+    const { token: jwt } = JSON.parse(stdout) as { token: string };
+    const { header, claims } = await verifyEs256(idp, jwt);
+    expect(header.alg).toBe('ES256');
+    expect(claims['api_ver']).toBe(3);
+  });
+
   it('7: a usage error', async () => {
     const { code, stderr } = await token('--api-version', '7');
     expect(code).toBe(2);
@@ -339,11 +396,31 @@ describe('a realm configured for version 3', () => {
     expect((await verifyToken(v3, answer.json.access_token)).claims['api_ver']).toBe(3);
   });
 
-  it('api_version=2 in the request still signs in under version 2', async () => {
+  it('authorize and token: ES256 access and ID tokens, token_type Bearer, api_ver 3', async () => {
+    const code = (await authorizeRedirect(v3, { nonce: 'n-3' })).get('code') as string;
+    const answer = await exchangeCode(v3, code);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.token_type).toBe('Bearer');
+    const access = await verifyEs256(v3, answer.json.access_token);
+    const id = await verifyEs256(v3, answer.json.id_token as string, 'teller-web');
+    expect([access.header.alg, id.header.alg]).toEqual(['ES256', 'ES256']);
+    expect([access.claims['api_ver'], id.claims['api_ver']]).toEqual([3, 3]);
+    expect(decode(answer.json.refresh_token).header.alg).toBe('HS256');
+  });
+
+  it('client_credentials: ES256 with api_ver 3, token_type Bearer', async () => {
+    const answer = await clientCredentials(v3, 'ledger.read');
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.token_type).toBe('Bearer');
+    expect((await verifyEs256(v3, answer.json.access_token)).claims['api_ver']).toBe(3);
+  });
+
+  it('api_version=2 in the request still signs in under version 2: RS256, the realm token_type', async () => {
     const code = (await authorizeRedirect(v3, { extra: { api_version: '2' } })).get('code') as string;
     const answer = await exchangeCode(v3, code);
     expect(answer.status, answer.text).toBe(200);
-    expect(decode(answer.json.access_token).claims['api_ver']).toBe(2);
+    expect(answer.json.token_type).toBe('bearer');
+    expect((await verifyToken(v3, answer.json.access_token)).claims['api_ver']).toBe(2);
   });
 });
 

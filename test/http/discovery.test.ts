@@ -45,9 +45,9 @@ function expectedDiscovery(base: string): Record<string, unknown> {
       'code id_token token',
     ],
     subject_types_supported: ['public', 'pairwise'],
-    id_token_signing_alg_values_supported: ['RS256'],
-    userinfo_signing_alg_values_supported: ['RS256'],
-    request_object_signing_alg_values_supported: ['none', 'RS256'],
+    id_token_signing_alg_values_supported: ['RS256', 'ES256'],
+    userinfo_signing_alg_values_supported: ['RS256', 'ES256'],
+    request_object_signing_alg_values_supported: ['none', 'RS256', 'ES256'],
     request_object_encryption_alg_values_supported: ['RSA-OAEP-256', 'RSA-OAEP'],
     request_object_encryption_enc_values_supported: [
       'A128GCM',
@@ -59,7 +59,7 @@ function expectedDiscovery(base: string): Record<string, unknown> {
     ],
     response_modes_supported: ['query', 'fragment', 'form_post'],
     token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post'],
-    token_endpoint_auth_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256'],
     claims_supported: [
       'sub',
       'iss',
@@ -229,12 +229,14 @@ describe('a fixed issuer', () => {
 });
 
 describe('JWKS (/certs)', () => {
-  it('publishes the public signing key that signs tokens, then the encryption key, and nothing private', async () => {
+  it('publishes the RSA key that signs tokens, the EC key, then the encryption key, and nothing private', async () => {
     const answer = await get<{ keys: Record<string, unknown>[] }>(idp.endpoints.certs);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('no-cache');
-    expect(answer.json.keys).toHaveLength(2);
-    const [key, enc] = answer.json.keys;
+    expect(answer.json.keys).toHaveLength(3);
+    const [key, ec, enc] = answer.json.keys;
+    expect(ec).toMatchObject({ kty: 'EC', use: 'sig', alg: 'ES256', crv: 'P-256' });
+    expect(ec).not.toHaveProperty('d');
     expect(Object.keys(key ?? {}).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
     expect(key).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
     expect(Object.keys(enc ?? {}).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
@@ -271,6 +273,7 @@ describe('JWKS (/certs)', () => {
         expect(jwks.json.keys.map((k) => [k.use, k.kid])).toEqual([
           ['sig', await kid(first)],
           ['sig', await kid(second)],
+          ['sig', expect.any(String)],
           ['enc', expect.any(String)],
         ]);
         const answer = await postForm<{ access_token: string }>(

@@ -77,9 +77,13 @@ async function encrypt(
 const authorize = (query: Record<string, string>): Promise<Response> => authorizeWith(idp, query);
 
 describe("the realm's encryption key", () => {
-  it('is an RSA key with use enc and alg RSA-OAEP-256 in /certs, after the signing key', async () => {
+  it('is an RSA key with use enc and alg RSA-OAEP-256 in /certs, after the signing keys', async () => {
     const { json } = await get<{ keys: JWK[] }>(idp.endpoints.certs);
-    expect(json.keys.map((k) => k.use)).toEqual(['sig', 'enc']);
+    expect(json.keys.map((k) => [k.use, k.alg])).toEqual([
+      ['sig', 'RS256'],
+      ['sig', 'ES256'],
+      ['enc', 'RSA-OAEP-256'],
+    ]);
     expect(encJwk).toMatchObject({ kty: 'RSA', use: 'enc', alg: 'RSA-OAEP-256', e: 'AQAB' });
     expect(encJwk.d).toBeUndefined();
     expect(encJwk.n?.length).toBe(342); // 2048 bits

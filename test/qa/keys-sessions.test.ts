@@ -23,10 +23,13 @@ const clientCredentials = () =>
   postForm(endpointsOf(base).token, { grant_type: 'client_credentials' }, BATCH_JOB);
 const introspect = async (token: unknown) =>
   (await postForm(endpointsOf(base).introspect, { token: String(token) }, PAYMENTS_API)).json['active'];
-/** The signing keys of /certs (the realm's encryption key, use enc, follows them and never rotates here). */
+/**
+ * The RSA signing keys of /certs, which /mock/keys rotates (the EC key and the encryption key, use enc,
+ * follow them and never rotate here).
+ */
 const jwksKids = async () =>
-  ((await call('GET', endpointsOf(base).certs)).json['keys'] as { kid: string; use: string }[])
-    .filter((k) => k.use === 'sig')
+  ((await call('GET', endpointsOf(base).certs)).json['keys'] as { kid: string; use: string; kty: string }[])
+    .filter((k) => k.use === 'sig' && k.kty === 'RSA')
     .map((k) => k.kid);
 
 describe('/mock/keys', () => {

@@ -39,7 +39,7 @@ describe('serve --watch', () => {
     expect((await mintFor('dave')).status).toBe(400);
     writeFileSync(file, withUser('dave'));
     await eventually(async () => (await mintFor('dave')).status === 200);
-    await server.waitFor('stdout', (t) => t.includes(`mock-idp: reloaded ${file} (4 clients, 4 users)`));
+    await server.waitFor('stdout', (t) => t.includes(`mock-idp: reloaded ${file} (5 clients, 4 users)`));
   });
 
   it('a broken edit names file:line:col and keeps the last good fixtures', async () => {

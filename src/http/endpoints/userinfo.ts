@@ -5,8 +5,8 @@ import { verifyToken } from '../../tokens/verify.js';
 import { explained, invalidRequest, invalidToken } from '../../oauth/errors.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { releasedClaims } from '../../tokens/placement.js';
-import { signRs256 } from '../../tokens/sign.js';
-import { carriedVersion } from '../../tokens/versions.js';
+import { signFor } from '../../tokens/sign.js';
+import { versionOfClaims } from '../../tokens/versions.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 
 function bearerToken(req: Request): string {
@@ -44,7 +44,7 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
         scopes,
         nninEligible: client?.nninEligible ?? false,
         // Userinfo follows the version of the sign-in the access token came from.
-        apiVersion: carriedVersion(claims),
+        apiVersion: versionOfClaims(claims) ?? 1,
       },
       'userinfo',
     );
@@ -56,8 +56,10 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
       ...released,
     };
     if (client?.userinfoSigned !== true) return sendNoStore(res, body);
-    // Signed userinfo (OIDC Core 5.3.2), as Keycloak signs it: the claims plus iss and aud, RS256.
-    const jwt = await signRs256(p.keys.active, { ...body, iss: issuerOf(res), aud: client.id });
+    // Signed userinfo (OIDC Core 5.3.2), as Keycloak signs it: the claims plus iss and aud, signed as the
+    // access token's version signs (RS256; ES256 from version 3).
+    const sign = signFor(p.keys, versionOfClaims(claims));
+    const jwt = await sign({ ...body, iss: issuerOf(res), aud: client.id });
     res.status(200);
     res.setHeader('Content-Type', 'application/jwt');
     res.setHeader('Cache-Control', 'no-store');
