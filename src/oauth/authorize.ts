@@ -3,7 +3,7 @@ import type { Client, Subject } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import type { Session } from '../store/state-store.js';
 import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
-import { halfHash, signRs256 } from '../tokens/sign.js';
+import { halfHash, signAccessToken, signRs256 } from '../tokens/sign.js';
 import { OAuthError, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
 import { grantScopes, parseScope } from './scopes.js';
@@ -285,7 +285,11 @@ export async function issueAuthorizeResponse(
   if (hasWord(req.responseType, 'token')) {
     // Front channel: no refresh token. token_type is the realm's tokenType, as the real provider builds
     // this answer from the same token response its token endpoint sends.
-    accessToken = await signRs256(p.keys.active, buildAccessClaims(p.realm, grant, stamp()));
+    accessToken = await signAccessToken(
+      p.keys.active,
+      buildAccessClaims(p.realm, grant, stamp()),
+      p.realm.tokens.accessTokenType,
+    );
     out['access_token'] = accessToken;
     out['token_type'] = tokens.tokenType;
     out['expires_in'] = String(tokens.accessTokenLifespan);

@@ -41,6 +41,18 @@ export function signRs256(
   return jwsRs256(key, claims, header);
 }
 
+/**
+ * An access token: RS256 with the realm key, its header `typ` the fixtures' `tokens.accessTokenType` (`JWT` as
+ * every token has it, or RFC 9068's `at+jwt`).
+ */
+export function signAccessToken(
+  key: SigningKey,
+  claims: JWTPayload,
+  accessTokenType: 'JWT' | 'at+jwt',
+): Promise<string> {
+  return jwsRs256(key, claims, accessTokenType === 'at+jwt' ? { typ: 'at+jwt' } : undefined);
+}
+
 /** HS256 with the realm secret (refresh tokens, the identity cookie), via the prepared-header signer. */
 export async function signHs256(
   secret: RealmSecret,

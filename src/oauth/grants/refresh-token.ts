@@ -12,7 +12,7 @@ import { methodOfAcr, SERVED_VERSIONS, type ApiVersion, type Method } from '../.
  * The interface version a refresh token carries in `api_ver` (versions 2 on write it there; none: 1), and
  * the method acr_values picked (its `acr`).
  */
-function carriedAuth(
+export function carriedAuth(
   claims: Record<string, unknown>,
   brand: string,
 ): { apiVersion: ApiVersion; method?: Method } {
