@@ -1,7 +1,7 @@
 // grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer (RFC 7523 §2.1): a JWT the client signed with a key of
 // its `jwks` (iss the client, sub a user, aud the issuer or token endpoint, exp, single-use jti) is a token set
 // for that user, as if they had signed in.
-import { createLocalJWKSet } from 'jose';
+import { createLocalJWKSet, decodeJwt } from 'jose';
 import type { Subject } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
@@ -28,6 +28,11 @@ export async function grantJwtBearer(
   if (!client.grants.includes(JWT_BEARER))
     throw unauthorizedClient(`Client "${client.id}" is not allowed the JWT bearer grant`);
   const assertion = params.require('assertion');
+  try {
+    decodeJwt(assertion);
+  } catch {
+    throw invalidGrant('Invalid assertion: not a JWT');
+  }
   if (client.jwks === undefined)
     throw invalidGrant(`Client "${client.id}" has no jwks to verify the assertion with`);
   let sub: unknown;
