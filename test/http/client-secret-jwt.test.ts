@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { grantsFixtures } from '../helpers/grants.js';
-import { postForm, type Answer } from '../helpers/http.js';
+import { call, postForm, type Answer } from '../helpers/http.js';
 import { ASSERTION_TYPE, verifyToken } from '../helpers/jwt.js';
 import { useIdp } from '../helpers/server.js';
 
@@ -18,7 +18,6 @@ const idp = useIdp(() => ({
       grants: ['authorization_code', 'refresh_token', 'client_credentials'],
       scopes: ['openid', 'profile', 'ledger.read'],
     },
-    'hmac-nosecret': { authMethods: ['client_secret_jwt'], grants: ['client_credentials'] },
   }),
 }));
 
@@ -96,6 +95,36 @@ describe('client_secret_jwt', () => {
     expect(claims).toMatchObject({ azp: 'hmac-app', client_id: 'hmac-app' });
   });
 
+  it('a client registered with token_endpoint_auth_method client_secret_jwt gets a secret to sign with', async () => {
+    const registered = await call<{ client_id: string; client_secret: string }>(
+      'POST',
+      idp.endpoints.registration,
+      {
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'client_secret_jwt',
+        scope: 'ledger.read',
+      },
+    );
+    expect(registered.status, registered.text).toBe(201);
+    const config = await oidc.discovery(
+      new URL(idp.issuer),
+      registered.json.client_id,
+      undefined,
+      oidc.ClientSecretJwt(registered.json.client_secret),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'ledger.read' });
+    expect((await verifyToken(idp, tokens.access_token)).claims['azp']).toBe(registered.json.client_id);
+    const basic = await postForm(
+      idp.endpoints.token,
+      { grant_type: 'client_credentials' },
+      {
+        authorization: `Basic ${Buffer.from(`${registered.json.client_id}:${registered.json.client_secret}`).toString('base64')}`,
+      },
+    );
+    expect(basic.status).toBe(401);
+  });
+
   it('an assertion is single-use', async () => {
     const assertion = await hmacAssertion();
     expect((await clientCredentials(assertion)).status).toBe(200);
@@ -123,14 +152,6 @@ describe('client_secret_jwt', () => {
         error: 'unauthorized_client',
         error_description:
           'Client "teller-web" may not authenticate with client_secret_jwt (allowed: client_secret_basic, client_secret_post)',
-      },
-    ],
-    [
-      'a client without a secret',
-      () => hmacAssertion('hmac-nosecret', 'whatever-0123456789abcdefghijklm'),
-      {
-        error: 'unauthorized_client',
-        error_description: 'Client "hmac-nosecret" has no secret for client_secret_jwt',
       },
     ],
     [
