@@ -4,7 +4,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_TYPE, grantsFixtures, TOKEN_EXCHANGE } from '../helpers/grants.js';
 import { authorizeRedirect, basicFor, clientCredentials, introspect, loginTokens } from '../helpers/flows.js';
-import { get, postForm } from '../helpers/http.js';
+import { call, get, postForm } from '../helpers/http.js';
 import { useIdp, type TestIdp } from '../helpers/server.js';
 
 /** The header segment as JSON text, byte for byte. */
@@ -70,6 +70,23 @@ describe('tokens.accessTokenType at+jwt', () => {
     expect(headerText(token)).toBe(`{"alg":"RS256","typ":"at+jwt","kid":"${String(kid)}"}`);
     const { payload } = await resourceServerVerify(idp, token, 'at+jwt');
     expect(payload['typ']).toBe('Bearer');
+  });
+
+  it('POST /mock/tokens mints access tokens with the same header (typ still overridable)', async () => {
+    const mint = async (header?: Record<string, unknown>): Promise<string> => {
+      const minted = await call<{ token: string }>('POST', `${idp.issuer}/mock/tokens`, {
+        type: 'access',
+        client: 'teller-web',
+        user: 'ingrid',
+        ...(header !== undefined ? { header } : {}),
+      });
+      expect(minted.status, minted.text).toBe(200);
+      return minted.json.token;
+    };
+    const token = await mint();
+    expect(decodeProtectedHeader(token).typ).toBe('at+jwt');
+    await resourceServerVerify(idp, token, 'at+jwt');
+    expect(decodeProtectedHeader(await mint({ typ: 'JWT' })).typ).toBe('JWT');
   });
 
   it('ID and refresh tokens keep typ JWT', async () => {

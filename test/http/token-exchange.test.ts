@@ -4,7 +4,14 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_TYPE, grantsFixtures, REFRESH_TOKEN_TYPE, TOKEN_EXCHANGE } from '../helpers/grants.js';
-import { basicFor, loginTokens, refresh, type SecretClient, type TokenResponse } from '../helpers/flows.js';
+import {
+  basicFor,
+  clientCredentials,
+  loginTokens,
+  refresh,
+  type SecretClient,
+  type TokenResponse,
+} from '../helpers/flows.js';
 import { postForm, type Answer } from '../helpers/http.js';
 import { decode, verifyToken } from '../helpers/jwt.js';
 import { useIdp } from '../helpers/server.js';
@@ -94,6 +101,21 @@ describe('token exchange', () => {
     expect(decode(byAudience.json['access_token'] as string).claims).toMatchObject({
       aud: 'ledger-api',
       azp: 'statement-rs',
+    });
+  });
+
+  it("a service account's token: the new token is for that service account", async () => {
+    const job = await clientCredentials(idp, 'ledger.read');
+    expect(job.status, job.text).toBe(200);
+    const answer = await exchange(job.json.access_token, { audience: 'statement-rs' });
+    expect(answer.status, answer.text).toBe(200);
+    const before = decode(job.json.access_token).claims;
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'statement-rs');
+    expect(claims).toMatchObject({
+      sub: before.sub,
+      sid: before.sid,
+      azp: 'ledger-api',
+      realm_access: { roles: ['sync-job'] },
     });
   });
 
