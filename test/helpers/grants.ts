@@ -12,7 +12,8 @@ export const REFRESH_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:refresh_toke
 type Clients = FixturesInput['clients'];
 
 /**
- * fjord, where ledger-api (in the audience of ledger.read tokens) may exchange them, kiosk-spa (public) and
+ * fjord, where ledger-api (in the audience of ledger.read tokens) may exchange them (and refresh what it gets
+ * so, listing no refresh_token grant), kiosk-spa (public) and
  * statement-rs list the exchange too, vault-signer may use JWT bearer and `extra` adds or replaces clients.
  */
 export function grantsFixtures(extra: Clients = {}, tokens: FixturesInput['tokens'] = {}): FixturesInput {
@@ -22,7 +23,7 @@ export function grantsFixtures(extra: Clients = {}, tokens: FixturesInput['token
     const c = clients[id] as { grants?: string[] };
     c.grants = [...(c.grants ?? []), ...grants];
   };
-  add('ledger-api', [TOKEN_EXCHANGE, 'refresh_token']);
+  add('ledger-api', [TOKEN_EXCHANGE]);
   add('statement-rs', [TOKEN_EXCHANGE]);
   add('kiosk-spa', ['authorization_code', 'refresh_token', TOKEN_EXCHANGE]);
   add('vault-signer', [JWT_BEARER]);

@@ -23,7 +23,13 @@ export function carriedAuth(
 }
 
 /** Grants whose token sets may be refreshed by a client that lists one of them (not only refresh_token). */
-const REFRESHABLE: readonly string[] = ['refresh_token', 'client_credentials', 'password'];
+const REFRESHABLE: readonly string[] = [
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+];
 
 export async function grantRefreshToken(p: RealmContext, { client, params }: GrantRequest): Promise<Grant> {
   if (!client.grants.some((g) => REFRESHABLE.includes(g))) {
