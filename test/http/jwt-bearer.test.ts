@@ -152,6 +152,15 @@ describe('JWT bearer grant', () => {
       },
     ],
     [
+      'iat in the future',
+      async () => jwtBearer(await assertionFor({ iat: now() + 600, exp: now() + 660 })),
+      400,
+      {
+        error: 'invalid_grant',
+        error_description: 'Invalid assertion: "iat" is in the future (by the mock clock and by real time)',
+      },
+    ],
+    [
       'no jti',
       async () => jwtBearer(await assertionFor({ jti: undefined })),
       400,

@@ -2,8 +2,10 @@
 // its `jwks` (iss the client, sub a user, aud the issuer or token endpoint, exp, single-use jti) is a token set
 // for that user, as if they had signed in.
 import { createLocalJWKSet, decodeJwt } from 'jose';
+import { Clock } from '../../clock.js';
 import type { Subject } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
+import { ASSERTION_TOLERANCE_S } from '../../store/state-store.js';
 import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
 import { CLIENT_KEY_ALGS, ClientJwtRefusal, verifyClientJwt } from '../client-jwt.js';
@@ -36,8 +38,9 @@ export async function grantJwtBearer(
   if (client.jwks === undefined)
     throw invalidGrant(`Client "${client.id}" has no jwks to verify the assertion with`);
   let sub: unknown;
+  let iat: unknown;
   try {
-    ({ sub } = await verifyClientJwt(p, assertion, {
+    ({ sub, iat } = await verifyClientJwt(p, assertion, {
       key: createLocalJWKSet(client.jwks),
       algorithms: CLIENT_KEY_ALGS,
       issuer: client.id,
@@ -47,6 +50,10 @@ export async function grantJwtBearer(
     if (!(err instanceof ClientJwtRefusal)) throw err;
     throw invalidGrant(`Invalid assertion: ${err.message}`);
   }
+  // Issued in the future by both the mock clock and the client's real one: not a JWT a client just made.
+  const latest = Math.max(p.clock.nowSeconds(), Math.floor(Clock.realMs() / 1000)) + ASSERTION_TOLERANCE_S;
+  if (typeof iat === 'number' && iat > latest)
+    throw invalidGrant('Invalid assertion: "iat" is in the future (by the mock clock and by real time)');
   if (typeof sub !== 'string') throw invalidGrant('Invalid assertion: "sub" claim missing');
   const named = userNamed(p, sub);
   if (named === undefined)
