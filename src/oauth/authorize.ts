@@ -3,7 +3,7 @@ import type { Client, Subject } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import type { Session } from '../store/state-store.js';
 import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
-import { halfHash, signFor } from '../tokens/sign.js';
+import { accessTokenHeader, halfHash, signFor } from '../tokens/sign.js';
 import { OAuthError, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
 import { grantScopes, parseScope } from './scopes.js';
@@ -289,7 +289,10 @@ export async function issueAuthorizeResponse(
   if (hasWord(req.responseType, 'token')) {
     // Front channel: no refresh token. token_type is the token endpoint's (the realm's tokenType before
     // version 3), as the real provider builds this answer from the same token response its token endpoint sends.
-    accessToken = await sign(buildAccessClaims(p.realm, grant, stamp()));
+    accessToken = await sign(
+      buildAccessClaims(p.realm, grant, stamp()),
+      accessTokenHeader(p.realm.tokens.accessTokenType),
+    );
     out['access_token'] = accessToken;
     out['token_type'] = tokenTypeOf(req.apiVersion, tokens.tokenType);
     out['expires_in'] = String(tokens.accessTokenLifespan);

@@ -1,13 +1,13 @@
-// Client authentication: client_secret_basic, client_secret_post, private_key_jwt (RS256, ES256) and public clients.
+// Client authentication: client_secret_basic, client_secret_post, private_key_jwt (RS256, ES256),
+// client_secret_jwt (HS256 keyed by the client secret) and public clients.
 import { timingSafeEqual } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Client } from '../fixtures/realm.js';
 import type { AuthMethod } from '../fixtures/schema.js';
 import type { RealmContext } from '../realm/context.js';
-import { Clock } from '../clock.js';
 import { explained, invalidClient, invalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
-import { ASSERTION_TOLERANCE_S } from '../store/state-store.js';
+import { CLIENT_KEY_ALGS, ClientJwtRefusal, verifyClientJwt, type ClientJwtCheck } from './client-jwt.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const INVALID_CREDENTIALS = 'Invalid client or Invalid client credentials';
@@ -138,8 +138,7 @@ async function authenticate(p: RealmContext, input: ClientAuthInput): Promise<Au
       throw wrongSecret(client, 'client_secret_basic');
     return { client, method: 'client_secret_basic' };
   }
-  if (assertion !== undefined)
-    return { client: await verifyAssertion(p, input, assertion), method: 'private_key_jwt' };
+  if (assertion !== undefined) return verifyAssertion(p, input, assertion);
 
   const id = params.get('client_id');
   if (id === undefined)
@@ -162,7 +161,20 @@ async function authenticate(p: RealmContext, input: ClientAuthInput): Promise<Au
   return { client, method: 'none' };
 }
 
-async function verifyAssertion(p: RealmContext, input: ClientAuthInput, assertion: string): Promise<Client> {
+/** The method an assertion stands for: an HMAC one is keyed by the client secret (client_secret_jwt). */
+function assertionMethod(assertion: string): 'private_key_jwt' | 'client_secret_jwt' {
+  try {
+    return decodeProtectedHeader(assertion).alg === 'HS256' ? 'client_secret_jwt' : 'private_key_jwt';
+  } catch {
+    return 'private_key_jwt';
+  }
+}
+
+async function verifyAssertion(
+  p: RealmContext,
+  input: ClientAuthInput,
+  assertion: string,
+): Promise<AuthenticatedClient> {
   const type = input.params.get('client_assertion_type');
   if (type !== ASSERTION_TYPE) throw invalidRequest(`client_assertion_type must be ${ASSERTION_TYPE}`);
   let unverified: JWTPayload;
@@ -177,49 +189,29 @@ async function verifyAssertion(p: RealmContext, input: ClientAuthInput, assertio
   const bodyId = input.params.get('client_id');
   if (bodyId !== undefined && bodyId !== id)
     throw invalidRequest('client_id differs from the client_assertion subject');
-  requireMethod(client, 'private_key_jwt');
-  if (client.jwks === undefined)
-    throw invalidClient(`Client "${id}" has no jwks for private_key_jwt`, 'unauthorized_client');
-
-  const jwks = createLocalJWKSet(client.jwks);
-  const verify = (currentDate: Date) =>
-    jwtVerify(assertion, jwks, {
-      algorithms: ['RS256', 'ES256'],
+  const method = assertionMethod(assertion);
+  requireMethod(client, method);
+  let key: ClientJwtCheck['key'];
+  if (method === 'client_secret_jwt') {
+    if (client.secret === undefined)
+      throw invalidClient(`Client "${id}" has no secret for client_secret_jwt`, 'unauthorized_client');
+    key = new TextEncoder().encode(client.secret);
+  } else {
+    if (client.jwks === undefined)
+      throw invalidClient(`Client "${id}" has no jwks for private_key_jwt`, 'unauthorized_client');
+    key = createLocalJWKSet(client.jwks);
+  }
+  try {
+    await verifyClientJwt(p, assertion, {
+      key,
+      algorithms: method === 'client_secret_jwt' ? ['HS256'] : CLIENT_KEY_ALGS,
       issuer: id,
       subject: id,
-      audience: input.audiences,
-      requiredClaims: ['exp', 'jti'],
-      currentDate,
-      clockTolerance: ASSERTION_TOLERANCE_S,
+      audiences: input.audiences,
     });
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await verify(p.clock.now()));
   } catch (err) {
-    // The assertion is made by the client under test with its own (real) clock.
-    const timeFailure =
-      err instanceof joseErrors.JWTExpired ||
-      (err instanceof joseErrors.JWTClaimValidationFailed && (err.claim === 'nbf' || err.claim === 'iat'));
-    if (!timeFailure || p.clock.isReal)
-      throw invalidClient(`Invalid client assertion: ${describeJoseError(err)}`, 'unauthorized_client');
-    try {
-      ({ payload } = await verify(new Date(Clock.realMs())));
-    } catch (err2) {
-      throw invalidClient(`Invalid client assertion: ${describeJoseError(err2)}`, 'unauthorized_client');
-    }
+    if (!(err instanceof ClientJwtRefusal)) throw err;
+    throw invalidClient(`Invalid client assertion: ${err.message}`, 'unauthorized_client');
   }
-  if (!(await p.store.useAssertion(id, String(payload.jti), Number(payload.exp)))) {
-    throw invalidClient(
-      'Invalid client assertion: jti was already used (assertions are single-use)',
-      'unauthorized_client',
-    );
-  }
-  return client;
-}
-
-function describeJoseError(err: unknown): string {
-  if (err instanceof joseErrors.JWTClaimValidationFailed)
-    return `${err.claim} ${err.reason === 'check_failed' ? 'check failed' : err.reason}: ${err.message}`;
-  if (err instanceof joseErrors.JOSEError) return err.message;
-  return 'verification failed';
+  return { client, method };
 }

@@ -10,6 +10,7 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'unsupported_response_type'
   | 'unsupported_token_type'
+  | 'invalid_target'
   | 'invalid_token'
   | 'access_denied'
   | 'login_required'

@@ -154,7 +154,8 @@ export async function registerClient(
       `This realm holds ${MAX_REGISTERED_CLIENTS} registered clients already: delete one or replace the fixtures`,
     );
   const accessToken = ctx.ids.opaque('registration-token', 32);
-  const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method)
+  // client_secret_jwt signs with the secret, so it gets one too.
+  const secret = [...SECRET_METHODS, 'client_secret_jwt'].includes(metadata.token_endpoint_auth_method)
     ? ctx.ids.opaque('client-secret', 24)
     : undefined;
   const issuedAt = ctx.clock.nowSeconds();

@@ -8,7 +8,7 @@ import {
   type Grant,
   type Stamp,
 } from '../tokens/claims.js';
-import { halfHash, signFor, signHs256 } from '../tokens/sign.js';
+import { accessTokenHeader, halfHash, signFor, signHs256 } from '../tokens/sign.js';
 import { issuesProof, tokenTypeOf } from '../tokens/versions.js';
 
 export interface TokenResponse {
@@ -27,17 +27,27 @@ export interface TokenResponse {
   [proof: `${string}_proof`]: string | undefined;
 }
 
+/** A token response of a grant that may leave out the refresh token and name what it issued (token exchange). */
+export type IssuedTokenResponse = Omit<TokenResponse, 'refresh_token'> & {
+  refresh_token?: string;
+  issued_token_type?: string;
+};
+
 interface IssueOptions {
   issuer: string;
   /** Whether an ID token is issued (openid granted and not client_credentials). */
   idToken: boolean;
+  /** Whether a refresh token is issued (default true); without one `refresh_expires_in` is 0, as Keycloak. */
+  refreshToken?: boolean;
+  /** RFC 8693's `issued_token_type`, last in the response (where Keycloak writes it). */
+  issuedTokenType?: string;
 }
 
 export async function issueTokenSet(
   p: RealmContext,
   granted: Grant,
   options: IssueOptions,
-): Promise<TokenResponse> {
+): Promise<IssuedTokenResponse> {
   const grant = p.subjectIds.forClient(granted);
   const { tokens } = p.realm;
   const now = p.clock.nowSeconds();
@@ -58,10 +68,11 @@ export async function issueTokenSet(
   const proofStamp = wantsProof ? stamp('jti', tokens.accessTokenLifespan) : undefined;
   const idStamp = options.idToken ? stamp('jti', tokens.accessTokenLifespan) : undefined;
 
-  const accessToken = sign(accessClaims);
+  const withRefresh = options.refreshToken ?? true;
+  const accessToken = sign(accessClaims, accessTokenHeader(tokens.accessTokenType));
   const [access_token, refresh_token, proof] = await Promise.all([
     accessToken,
-    signHs256(p.secret, refreshClaims),
+    withRefresh ? signHs256(p.secret, refreshClaims) : undefined,
     proofStamp !== undefined ? sign(buildProofClaims(p.realm, grant, proofStamp)) : undefined,
   ]);
   const id_token =
@@ -75,8 +86,8 @@ export async function issueTokenSet(
   return {
     access_token,
     expires_in: tokens.accessTokenLifespan,
-    refresh_expires_in: tokens.refreshTokenLifespan,
-    refresh_token,
+    refresh_expires_in: withRefresh ? tokens.refreshTokenLifespan : 0,
+    ...(refresh_token !== undefined ? { refresh_token } : {}),
     token_type: tokenTypeOf(grant.apiVersion, tokens.tokenType),
     ...(id_token !== undefined ? { id_token } : {}),
     'not-before-policy': tokens.notBeforePolicy,
@@ -84,6 +95,7 @@ export async function issueTokenSet(
     scope: grant.scopes.join(' '),
     sid: grant.sessionId,
     ...(proof !== undefined ? { [p.realm.brand.proof]: proof } : {}),
+    ...(options.issuedTokenType !== undefined ? { issued_token_type: options.issuedTokenType } : {}),
   };
 }
 
@@ -97,9 +109,10 @@ const text = (value: string): string => JSON.stringify(value);
  * token response's JSON.stringify (~10 µs for the ~3 kB of a code exchange). Every other member goes through
  * JSON.stringify.
  */
-export function tokenResponseJson(r: TokenResponse, proofField = 'idp_proof'): string {
+export function tokenResponseJson(r: IssuedTokenResponse, proofField = 'idp_proof'): string {
   let json = `{"access_token":"${r.access_token}","expires_in":${JSON.stringify(r.expires_in)}`;
-  json += `,"refresh_expires_in":${JSON.stringify(r.refresh_expires_in)},"refresh_token":"${r.refresh_token}"`;
+  json += `,"refresh_expires_in":${JSON.stringify(r.refresh_expires_in)}`;
+  if (r.refresh_token !== undefined) json += `,"refresh_token":"${r.refresh_token}"`;
   json += `,"token_type":${text(r.token_type)}`;
   if (r.id_token !== undefined) json += `,"id_token":"${r.id_token}"`;
   json += `,"not-before-policy":${JSON.stringify(r['not-before-policy'])}`;
@@ -107,5 +120,6 @@ export function tokenResponseJson(r: TokenResponse, proofField = 'idp_proof'): s
   json += `,"scope":${text(r.scope)},"sid":${text(r.sid)}`;
   const proof = r[proofField as `${string}_proof`];
   if (proof !== undefined) json += `,${text(proofField)}:"${proof}"`;
+  if (r.issued_token_type !== undefined) json += `,"issued_token_type":${text(r.issued_token_type)}`;
   return `${json}}`;
 }

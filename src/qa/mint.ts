@@ -115,13 +115,12 @@ export class Minter {
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
     const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), nbf);
     const claims = applyOverrides(built, req.claims);
-    const token = await this.#signer.sign(
-      req.type === 'refresh',
-      claims,
-      req.header,
-      req.signature,
-      apiVersion,
-    );
+    // The header a real access token has: `typ` as tokens.accessTokenType says, unless overridden.
+    const header =
+      req.type === 'access' && realm.tokens.accessTokenType === 'at+jwt'
+        ? { typ: 'at+jwt', ...req.header }
+        : req.header;
+    const token = await this.#signer.sign(req.type === 'refresh', claims, header, req.signature, apiVersion);
     return {
       token,
       header: decodeProtectedHeader(token) as Record<string, unknown>,

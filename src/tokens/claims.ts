@@ -18,6 +18,8 @@ export interface Grant {
   apiVersion?: ApiVersion;
   /** The method `acr_values` picked: it decides acr and amr over the user's fixtures ones. */
   method?: Method;
+  /** The access token's `aud` a token exchange asked for, instead of the one its scopes give. */
+  audience?: string[];
 }
 
 export interface Stamp {
@@ -72,7 +74,7 @@ function accessOf(realm: Realm, grant: Grant): Access {
   const resourceAccess = Object.fromEntries(
     [...byResource].filter(([, roles]) => roles.length > 0).map(([resource, roles]) => [resource, { roles }]),
   );
-  return { aud, realmRoles: grant.subject.realmRoles, resourceAccess };
+  return { aud: grant.audience ?? aud, realmRoles: grant.subject.realmRoles, resourceAccess };
 }
 
 /** realm_access and resource_access, when not empty, onto `out` (in that order). */

@@ -64,6 +64,16 @@ export function signFor(keys: KeyStore, version: ApiVersion | undefined): Signer
   };
 }
 
+/**
+ * The header parameters of an access token: `typ` from the fixtures' `tokens.accessTokenType` (`JWT` as every
+ * token has it, or RFC 9068's `at+jwt`); none for `JWT`, so those tokens keep their bytes.
+ */
+export function accessTokenHeader(
+  accessTokenType: 'JWT' | 'at+jwt',
+): Partial<JWTHeaderParameters> | undefined {
+  return accessTokenType === 'at+jwt' ? { typ: 'at+jwt' } : undefined;
+}
+
 /** HS256 with the realm secret (refresh tokens, the identity cookie), via the prepared-header signer. */
 export async function signHs256(
   secret: RealmSecret,

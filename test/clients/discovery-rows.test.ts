@@ -10,6 +10,7 @@ import {
   generateKeyPair,
   importJWK,
   jwtVerify,
+  SignJWT,
   UnsecuredJWT,
   type JWK,
 } from 'jose';
@@ -52,10 +53,18 @@ const fixtures = (): FixturesInput => ({
   clients: {
     rp: {
       secret: 'rp-secret',
-      authMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      authMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'],
       jwks: { keys: [rpJwk, rpEcJwk] },
       redirectUris: [RP],
-      grants: ['authorization_code', 'refresh_token', 'implicit', 'password', 'client_credentials'],
+      grants: [
+        'authorization_code',
+        'refresh_token',
+        'implicit',
+        'password',
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+        'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      ],
       frontchannelLogoutUri: 'http://rp.test/frontchannel',
       backchannelLogoutUri: `${hooks.url}/backchannel`,
     },
@@ -205,6 +214,7 @@ describe('every discovery row through a real client', () => {
   it.each<[string, () => client.ClientAuth]>([
     ['client_secret_post', () => client.ClientSecretPost('rp-secret')],
     ['private_key_jwt', () => client.PrivateKeyJwt({ key: privateKey, kid: 'rp-key' })],
+    ['client_secret_jwt', () => client.ClientSecretJwt('rp-secret')],
   ])('token_endpoint_auth_methods_supported=%s: client_credentials with it', async (method, auth) => {
     const tokens = await client.clientCredentialsGrant(await discover('rp', auth()), {
       scope: 'orders.read',
@@ -212,6 +222,59 @@ describe('every discovery row through a real client', () => {
     expect(decodeJwt(tokens.access_token)['azp']).toBe('rp');
     uses(`token_endpoint_auth_methods_supported=${method}`);
     if (method === 'private_key_jwt') uses('token_endpoint_auth_signing_alg_values_supported=RS256');
+    if (method === 'client_secret_jwt') uses('token_endpoint_auth_signing_alg_values_supported=HS256');
+  });
+
+  it('grant_types_supported=token-exchange: openid-client genericGrantRequest, the new token for orders-api', async () => {
+    const config = await rpBasic();
+    const subject = await client.genericGrantRequest(config, 'password', {
+      username: 'alice',
+      password: 'alice-pw',
+      scope: 'openid orders.read',
+    });
+    const exchanged = await client.genericGrantRequest(
+      config,
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      {
+        subject_token: subject.access_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        audience: 'orders-api',
+      },
+    );
+    expect(exchanged['issued_token_type']).toBe('urn:ietf:params:oauth:token-type:access_token');
+    const { payload } = await jwtVerify(
+      exchanged.access_token,
+      createRemoteJWKSet(new URL(idp.endpoints.certs)),
+      {
+        issuer: idp.issuer,
+        audience: 'orders-api',
+      },
+    );
+    expect(payload).toMatchObject({
+      azp: 'rp',
+      sub: subject.claims()?.sub,
+      sid: decodeJwt(subject.access_token)['sid'],
+    });
+    uses('grant_types_supported=urn:ietf:params:oauth:grant-type:token-exchange');
+  });
+
+  it('grant_types_supported=jwt-bearer: openid-client genericGrantRequest with an assertion rp signed', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const assertion = await new SignJWT({ jti: crypto.randomUUID() })
+      .setProtectedHeader({ alg: 'RS256', kid: 'rp-key' })
+      .setIssuer('rp')
+      .setSubject('alice')
+      .setAudience(idp.issuer)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(privateKey);
+    const tokens = await client.genericGrantRequest(
+      await rpBasic(),
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      { assertion, scope: 'openid profile' },
+    );
+    expect(tokens.claims()).toMatchObject({ iss: idp.issuer, aud: 'rp', name: 'Alice Aas' });
+    uses('grant_types_supported=urn:ietf:params:oauth:grant-type:jwt-bearer');
   });
 
   it('grant_types_supported=password: openid-client genericGrantRequest, ID token validated', async () => {

@@ -33,6 +33,8 @@ function expectedDiscovery(base: string): Record<string, unknown> {
       'refresh_token',
       'password',
       'client_credentials',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
     ],
     response_types_supported: [
       'code',
@@ -58,8 +60,13 @@ function expectedDiscovery(base: string): Record<string, unknown> {
       'A256CBC-HS512',
     ],
     response_modes_supported: ['query', 'fragment', 'form_post'],
-    token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post'],
-    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256'],
+    token_endpoint_auth_methods_supported: [
+      'private_key_jwt',
+      'client_secret_basic',
+      'client_secret_post',
+      'client_secret_jwt',
+    ],
+    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'HS256'],
     claims_supported: [
       'sub',
       'iss',

@@ -20,6 +20,8 @@ describe('grant registry', () => {
       'refresh_token',
       'password',
       'client_credentials',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
     ]);
   });
 
@@ -43,6 +45,8 @@ describe('grant registry', () => {
       ['refresh_token', true],
       ['password', true],
       ['client_credentials', false],
+      ['urn:ietf:params:oauth:grant-type:token-exchange', true],
+      ['urn:ietf:params:oauth:grant-type:jwt-bearer', true],
     ]);
     for (const g of GRANTS) expect(g.parameters.length).toBeGreaterThan(0);
   });
@@ -61,7 +65,7 @@ describe('grant registry', () => {
     },
   );
 
-  it.each(['implicit', 'device_code', 'urn:ietf:params:oauth:grant-type:token-exchange'])(
+  it.each(['implicit', 'device_code', 'urn:ietf:params:oauth:grant-type:saml2-bearer'])(
     'grant_type=%s is not a token-endpoint grant: unsupported_grant_type',
     async (type) => {
       const { status, json } = await postForm(
@@ -72,7 +76,7 @@ describe('grant registry', () => {
       expect(status).toBe(400);
       expect(json).toEqual({
         error: 'unsupported_grant_type',
-        error_description: `Unsupported grant_type "${type}" (supported: authorization_code, refresh_token, password, client_credentials)`,
+        error_description: `Unsupported grant_type "${type}" (supported: authorization_code, refresh_token, password, client_credentials, urn:ietf:params:oauth:grant-type:token-exchange, urn:ietf:params:oauth:grant-type:jwt-bearer)`,
       });
     },
   );

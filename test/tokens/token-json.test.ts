@@ -1,7 +1,11 @@
 // The token response's JSON text (src/oauth/token-set.ts tokenResponseJson): for every shape issueTokenSet
 // answers with, exactly the text JSON.stringify writes of that object, member order included.
 import { describe, expect, it } from 'vitest';
-import { tokenResponseJson, type TokenResponse } from '../../src/oauth/token-set.js';
+import {
+  tokenResponseJson,
+  type IssuedTokenResponse,
+  type TokenResponse,
+} from '../../src/oauth/token-set.js';
 
 const JWS = 'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImsxIn0.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLV9f';
 const base = {
@@ -49,5 +53,32 @@ describe('tokenResponseJson', () => {
     const r = response(o);
     expect(tokenResponseJson(r)).toBe(JSON.stringify(r));
     expect(JSON.parse(tokenResponseJson(r))).toEqual(r);
+  });
+
+  it.each([
+    ['without a refresh token', false],
+    ['with a refresh token', true],
+  ])('a token exchange %s: issued_token_type last, JSON.stringify’s text', (_name, withRefresh) => {
+    const { refresh_token, ...rest } = response({ session_state: 's', idp_proof: `${JWS}p` });
+    const r: IssuedTokenResponse = {
+      ...rest,
+      ...(withRefresh ? { refresh_token } : { refresh_expires_in: 0 }),
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    };
+    // JSON.stringify of the object in issueTokenSet's member order.
+    const ordered: IssuedTokenResponse = {
+      access_token: r.access_token,
+      expires_in: r.expires_in,
+      refresh_expires_in: r.refresh_expires_in,
+      ...(r.refresh_token !== undefined ? { refresh_token: r.refresh_token } : {}),
+      token_type: r.token_type,
+      'not-before-policy': r['not-before-policy'],
+      ...(r.session_state !== undefined ? { session_state: r.session_state } : {}),
+      scope: r.scope,
+      sid: r.sid,
+      ...(r.idp_proof !== undefined ? { idp_proof: r.idp_proof } : {}),
+      ...(r.issued_token_type !== undefined ? { issued_token_type: r.issued_token_type } : {}),
+    };
+    expect(tokenResponseJson(r)).toBe(JSON.stringify(ordered));
   });
 });

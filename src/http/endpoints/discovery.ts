@@ -36,8 +36,13 @@ function discoveryDocument(issuer: string, scopes: readonly string[]): Record<st
     request_object_encryption_alg_values_supported: [...REQUEST_OBJECT_ENCRYPTION_ALGS],
     request_object_encryption_enc_values_supported: [...REQUEST_OBJECT_ENCRYPTION_ENCS],
     response_modes_supported: ['query', 'fragment', 'form_post'],
-    token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post'],
-    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256'],
+    token_endpoint_auth_methods_supported: [
+      'private_key_jwt',
+      'client_secret_basic',
+      'client_secret_post',
+      'client_secret_jwt',
+    ],
+    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'HS256'],
     claims_supported: [
       'sub',
       'iss',

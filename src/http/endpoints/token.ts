@@ -26,18 +26,27 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     // Only a known value reaches the log line: request text could forge log lines.
     noteForLog(res, { grant: definition.type });
     const issuer = issuerOf(res);
+    const audiences = [issuer, issuer + PATHS.token];
     const { client, method } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
-      audiences: [issuer, issuer + PATHS.token],
+      audiences,
     });
     noteForLog(res, { client: client.id });
-    const grant = await definition.handle(p, { client, method, params, issuer });
+    const grant = await definition.handle(p, { client, method, params, issuer, audiences });
     if (!grant.serviceAccount) noteForLog(res, { user: grant.subject.username });
-    const idToken = definition.issuesIdToken && !grant.serviceAccount && grant.scopes.includes('openid');
-    sendNoStore(
-      res,
-      tokenResponseJson(await issueTokenSet(p, grant, { issuer, idToken }), p.realm.brand.proof),
-    );
+    const shape = definition.shape?.(params);
+    const idToken =
+      (shape?.idToken ?? definition.issuesIdToken) &&
+      !grant.serviceAccount &&
+      grant.scopes.includes('openid');
+    const issued = await issueTokenSet(p, grant, {
+      issuer,
+      idToken,
+      ...(shape !== undefined
+        ? { refreshToken: shape.refreshToken, issuedTokenType: shape.issuedTokenType }
+        : {}),
+    });
+    sendNoStore(res, tokenResponseJson(issued, p.realm.brand.proof));
   };
 }

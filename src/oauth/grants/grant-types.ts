@@ -7,6 +7,8 @@ export const GRANT_TYPES = [
   'refresh_token',
   'password',
   'client_credentials',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ] as const;
 
 export type GrantType = (typeof GRANT_TYPES)[number];

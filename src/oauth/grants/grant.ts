@@ -14,6 +14,17 @@ export interface GrantRequest {
   params: Params;
   /** The realm base URL the request came to. */
   issuer: string;
+  /** Audiences a JWT made for this endpoint may name: the issuer, the token endpoint. */
+  audiences: string[];
+}
+
+/** What a token response carries besides the access token, when a grant's request decides it. */
+export interface TokenResponseShape {
+  refreshToken: boolean;
+  /** Whether an ID token is issued (when `openid` is granted to a user). */
+  idToken: boolean;
+  /** RFC 8693's `issued_token_type`. */
+  issuedTokenType: string;
 }
 
 export interface GrantDefinition<Type extends string = string> {
@@ -28,4 +39,6 @@ export interface GrantDefinition<Type extends string = string> {
    * grant that is used at the authorize endpoint only (implicit).
    */
   readonly handle?: (ctx: RealmContext, request: GrantRequest) => Grant | Promise<Grant>;
+  /** The response's shape, for a grant whose request decides it (else a refresh token, and issuesIdToken). */
+  readonly shape?: (params: Params) => TokenResponseShape;
 }

@@ -12,7 +12,7 @@ import { methodOfAcr, SERVED_VERSIONS, type ApiVersion, type Method } from '../.
  * The interface version a refresh token carries in `api_ver` (versions 2 on write it there; none: 1), and
  * the method acr_values picked (its `acr`).
  */
-function carriedAuth(
+export function carriedAuth(
   claims: Record<string, unknown>,
   brand: string,
 ): { apiVersion: ApiVersion; method?: Method } {
@@ -23,7 +23,13 @@ function carriedAuth(
 }
 
 /** Grants whose token sets may be refreshed by a client that lists one of them (not only refresh_token). */
-const REFRESHABLE: readonly string[] = ['refresh_token', 'client_credentials', 'password'];
+const REFRESHABLE: readonly string[] = [
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+];
 
 export async function grantRefreshToken(p: RealmContext, { client, params }: GrantRequest): Promise<Grant> {
   if (!client.grants.some((g) => REFRESHABLE.includes(g))) {

@@ -5,8 +5,10 @@ import { clientCredentialsGrant } from './client-credentials.js';
 import type { GrantDefinition } from './grant.js';
 import { GRANT_TYPES, type GrantType } from './grant-types.js';
 import { implicitGrant } from './implicit.js';
+import { jwtBearerGrant } from './jwt-bearer.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
+import { tokenExchangeGrant } from './token-exchange.js';
 
 export const GRANTS = [
   authorizationCodeGrant,
@@ -14,6 +16,8 @@ export const GRANTS = [
   refreshTokenGrant,
   passwordGrant,
   clientCredentialsGrant,
+  tokenExchangeGrant,
+  jwtBearerGrant,
 ] as const satisfies readonly GrantDefinition<GrantType>[];
 
 // A name without its module would be advertised and accepted in fixtures, yet never served.
@@ -22,7 +26,10 @@ for (const type of GRANT_TYPES)
 
 export { GRANT_TYPES, type GrantType };
 
+/** A grant the token endpoint serves. */
+export type TokenGrant = GrantDefinition & Required<Pick<GrantDefinition, 'handle'>>;
+
 /** The grants the token endpoint serves, by `grant_type`. */
-export const TOKEN_GRANTS: ReadonlyMap<string, Required<GrantDefinition>> = new Map(
-  GRANTS.flatMap((g): [string, Required<GrantDefinition>][] => ('handle' in g ? [[g.type, g]] : [])),
+export const TOKEN_GRANTS: ReadonlyMap<string, TokenGrant> = new Map(
+  GRANTS.flatMap((g): [string, TokenGrant][] => ('handle' in g ? [[g.type, g]] : [])),
 );

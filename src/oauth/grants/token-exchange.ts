@@ -1,0 +1,126 @@
+// grant_type=urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693) as Keycloak's standard token exchange:
+// an active access token of this realm becomes a token of the calling client for the same user and session.
+// Like Keycloak's, it writes no `act` claim: the new token's `azp` is the caller, its `aud` the `audience`.
+import type { RealmContext } from '../../realm/context.js';
+import type { Grant } from '../../tokens/claims.js';
+import { verifyToken } from '../../tokens/verify.js';
+import { explained, invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
+import type { Params } from '../params.js';
+import { describeRefusal } from '../refusal.js';
+import { grantScopes, parseScope } from '../scopes.js';
+import type { GrantDefinition, GrantRequest, TokenResponseShape } from './grant.js';
+import { carriedAuth } from './refresh-token.js';
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const REFRESH_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:refresh_token';
+/** Parameters of Keycloak's other exchanges (impersonation, external issuers), which the standard one refuses. */
+const NOT_STANDARD = ['requested_subject', 'requested_issuer', 'subject_issuer'];
+
+/** The `requested_token_type`: an access token unless a refresh token is asked for (400 for anything else). */
+function requestedType(params: Params): string {
+  const requested = params.get('requested_token_type') ?? ACCESS_TOKEN_TYPE;
+  if (requested !== ACCESS_TOKEN_TYPE && requested !== REFRESH_TOKEN_TYPE)
+    throw invalidRequest(
+      `requested_token_type unsupported: "${requested}" (supported: ${ACCESS_TOKEN_TYPE}, ${REFRESH_TOKEN_TYPE})`,
+    );
+  return requested;
+}
+
+const audiencesOf = (aud: unknown): unknown[] => (Array.isArray(aud) ? aud : [aud]);
+
+/** The scopes of the new token: the asked ones, each in the subject token and allowed to the caller. */
+function exchangedScopes(
+  p: RealmContext,
+  client: Grant['client'],
+  granted: string[],
+  asked: string[],
+): string[] {
+  if (asked.length === 0) return granted.filter((s) => p.realm.scopes.has(s) && client.scopes.includes(s));
+  const wider = asked.filter((s) => !granted.includes(s));
+  if (wider.length > 0)
+    throw new OAuthError(
+      'invalid_scope',
+      `Invalid scopes: ${wider.join(' ')} (not in the subject token, which has: ${granted.join(' ')})`,
+    );
+  return grantScopes(p.realm, client, asked);
+}
+
+export async function grantTokenExchange(
+  p: RealmContext,
+  { client, method, params }: GrantRequest,
+): Promise<Grant> {
+  if (!client.grants.includes(TOKEN_EXCHANGE))
+    throw unauthorizedClient(`Client "${client.id}" is not allowed the token exchange grant`);
+  // Keycloak's answer, 400 and not 401: the client did authenticate, as a public one.
+  if (method === 'none')
+    throw new OAuthError('invalid_client', 'Public client is not allowed to exchange token');
+  for (const name of NOT_STANDARD)
+    if (params.get(name) !== undefined)
+      throw invalidRequest(`Parameter '${name}' is not supported for standard token exchange`);
+  const subjectToken = params.get('subject_token');
+  if (subjectToken === undefined)
+    throw invalidRequest("Parameter 'subject_token' required for standard token exchange");
+  const subjectTokenType = params.get('subject_token_type');
+  if (subjectTokenType === undefined)
+    throw invalidRequest("Parameter 'subject_token_type' required for standard token exchange");
+  if (subjectTokenType !== ACCESS_TOKEN_TYPE)
+    throw invalidRequest(`Parameter 'subject_token' supports access tokens only (${ACCESS_TOKEN_TYPE})`);
+  const requested = requestedType(params);
+
+  const verdict = await verifyToken(p, subjectToken, 'access');
+  if (!verdict.ok)
+    throw invalidRequest(
+      `Invalid token: subject_token is not an active access token of this realm: ${describeRefusal(p, verdict.refusal)}`,
+    );
+  const { claims, sessionId } = verdict.token;
+  // Keycloak: only the client the token was issued to, or one of its audiences, may exchange it.
+  if (claims['azp'] !== client.id && !audiencesOf(claims.aud).includes(client.id))
+    throw new OAuthError('access_denied', 'Client is not within the token audience', 403);
+  const session = await p.store.activeSession(sessionId);
+  if (session === undefined)
+    throw explained(invalidRequest('Invalid token: the session of the subject_token is not active'), {
+      why: `session ${String(sessionId)} is not held here`,
+    });
+
+  const audience = params.get('audience');
+  if (audience !== undefined && !p.realm.clients.has(audience))
+    throw new OAuthError('invalid_target', `Audience not found: "${audience}" is not a client of this realm`);
+  const granted = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
+  const scopes = exchangedScopes(p, client, granted, parseScope(params.get('scope')));
+  if (requested === REFRESH_TOKEN_TYPE && scopes.includes('offline_access'))
+    throw invalidRequest('Scope offline_access not allowed for token exchange');
+
+  const subject =
+    session.username !== undefined
+      ? p.realm.users.get(session.username)
+      : p.realm.clients.get(String(claims['azp']))?.serviceAccount;
+  if (subject === undefined)
+    throw invalidRequest('Invalid token: the user of the subject_token no longer exists');
+  return {
+    client,
+    subject,
+    serviceAccount: session.username === undefined,
+    scopes,
+    sessionId: session.id,
+    authTime: session.authTime,
+    ...(audience !== undefined ? { audience: [audience] } : {}),
+    ...carriedAuth(claims, p.realm.brand.word),
+  };
+}
+
+export const tokenExchangeGrant = {
+  type: TOKEN_EXCHANGE,
+  parameters: ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'scope'],
+  issuesIdToken: true,
+  handle: grantTokenExchange,
+  // As Keycloak: a refresh token only when asked for, an ID token only when `scope` asks for openid.
+  shape: (params: Params): TokenResponseShape => {
+    const issuedTokenType = params.get('requested_token_type') ?? ACCESS_TOKEN_TYPE;
+    return {
+      refreshToken: issuedTokenType === REFRESH_TOKEN_TYPE,
+      idToken: parseScope(params.get('scope')).includes('openid'),
+      issuedTokenType,
+    };
+  },
+} as const satisfies GrantDefinition;

@@ -1,0 +1,370 @@
+// Token exchange (RFC 8693) as Keycloak's standard token exchange: an active access token of the realm for a
+// token of the calling client, same user and session, `aud` the audience; every refusal with its answer.
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as oidc from 'openid-client';
+import { describe, expect, it } from 'vitest';
+import { ACCESS_TOKEN_TYPE, grantsFixtures, REFRESH_TOKEN_TYPE, TOKEN_EXCHANGE } from '../helpers/grants.js';
+import {
+  basicFor,
+  clientCredentials,
+  loginTokens,
+  refresh,
+  type SecretClient,
+  type TokenResponse,
+} from '../helpers/flows.js';
+import { postForm, type Answer } from '../helpers/http.js';
+import { decode, verifyToken } from '../helpers/jwt.js';
+import { useIdp } from '../helpers/server.js';
+
+const idp = useIdp(() => ({ fixtures: grantsFixtures() }));
+
+/** ingrid's tokens from teller-web: ledger.read makes ledger-api an audience of the access token. */
+const login = (scope = 'openid profile ledger.read statements'): Promise<TokenResponse> =>
+  loginTokens(idp, { scope });
+
+function exchange(
+  subjectToken: string,
+  params: Record<string, string> = {},
+  caller: SecretClient = 'ledger-api',
+): Promise<Answer> {
+  return postForm(
+    idp.endpoints.token,
+    {
+      grant_type: TOKEN_EXCHANGE,
+      subject_token: subjectToken,
+      subject_token_type: ACCESS_TOKEN_TYPE,
+      ...params,
+    },
+    { authorization: basicFor(caller) },
+  );
+}
+
+describe('token exchange', () => {
+  it('an access token for ledger-api becomes one for statement-rs: aud the audience, azp the caller, same user and session', async () => {
+    const subject = await login();
+    const answer = await exchange(subject.access_token, { audience: 'statement-rs' });
+    expect(answer.status, answer.text).toBe(200);
+    // Keycloak's response without a refresh token: refresh_expires_in 0, issued_token_type last.
+    expect(Object.keys(answer.json)).toEqual([
+      'access_token',
+      'expires_in',
+      'refresh_expires_in',
+      'token_type',
+      'not-before-policy',
+      'session_state',
+      'scope',
+      'sid',
+      'issued_token_type',
+    ]);
+    expect(answer.json).toMatchObject({
+      expires_in: 600,
+      refresh_expires_in: 0,
+      token_type: 'bearer',
+      scope: 'openid profile ledger.read statements',
+      issued_token_type: ACCESS_TOKEN_TYPE,
+      sid: subject.sid,
+    });
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'statement-rs');
+    const before = decode(subject.access_token).claims;
+    expect(claims).toMatchObject({
+      aud: 'statement-rs',
+      azp: 'ledger-api',
+      sub: before.sub,
+      sid: before.sid,
+      session_state: before.sid,
+      typ: 'Bearer',
+      name: 'Ingrid Fjeld',
+    });
+    // Keycloak's standard exchange writes no actor claim.
+    expect(claims).not.toHaveProperty('act');
+    expect(claims.jti).not.toBe(before.jti);
+  });
+
+  it('without audience the new token has the audiences of its scopes; scope narrows', async () => {
+    const subject = await login();
+    const answer = await exchange(subject.access_token, { scope: 'ledger.read' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json['scope']).toBe('ledger.read');
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string);
+    expect(claims).toMatchObject({ aud: 'ledger-api', azp: 'ledger-api', scope: 'ledger.read' });
+    expect(claims).not.toHaveProperty('name');
+  });
+
+  it('the azp of a token may exchange it, and so may its audience', async () => {
+    const first = await exchange((await login()).access_token, { audience: 'statement-rs' });
+    const token = first.json['access_token'] as string;
+    expect(decode(token).claims).toMatchObject({ aud: 'statement-rs', azp: 'ledger-api' });
+    const byAzp = await exchange(token, { audience: 'ledger-api' });
+    expect(byAzp.status, byAzp.text).toBe(200);
+    const byAudience = await exchange(token, { audience: 'ledger-api' }, 'statement-rs');
+    expect(byAudience.status, byAudience.text).toBe(200);
+    expect(decode(byAudience.json['access_token'] as string).claims).toMatchObject({
+      aud: 'ledger-api',
+      azp: 'statement-rs',
+    });
+  });
+
+  it("a service account's token: the new token is for that service account", async () => {
+    const job = await clientCredentials(idp, 'ledger.read');
+    expect(job.status, job.text).toBe(200);
+    const answer = await exchange(job.json.access_token, { audience: 'statement-rs' });
+    expect(answer.status, answer.text).toBe(200);
+    const before = decode(job.json.access_token).claims;
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'statement-rs');
+    expect(claims).toMatchObject({
+      sub: before.sub,
+      sid: before.sid,
+      azp: 'ledger-api',
+      realm_access: { roles: ['sync-job'] },
+    });
+  });
+
+  it('scope openid issues an ID token for the caller', async () => {
+    const subject = await login();
+    const answer = await exchange(subject.access_token, { scope: 'openid profile' });
+    expect(answer.status, answer.text).toBe(200);
+    const { claims } = await verifyToken(idp, answer.json['id_token'] as string, 'ledger-api');
+    expect(claims).toMatchObject({ azp: 'ledger-api', sub: decode(subject.access_token).claims.sub });
+  });
+
+  it('requested_token_type refresh_token: a refresh token of the same session, which refreshes', async () => {
+    const subject = await login();
+    const answer = await exchange(subject.access_token, {
+      requested_token_type: REFRESH_TOKEN_TYPE,
+      scope: 'ledger.read',
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json).toMatchObject({ refresh_expires_in: 3600, issued_token_type: REFRESH_TOKEN_TYPE });
+    const refreshToken = answer.json['refresh_token'] as string;
+    expect(decode(refreshToken).claims).toMatchObject({
+      azp: 'ledger-api',
+      sid: subject.sid,
+      typ: 'Refresh',
+    });
+    const refreshed = await refresh(idp, refreshToken, { client: 'ledger-api' });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect(decode(refreshed.json.access_token).claims).toMatchObject({ azp: 'ledger-api', sid: subject.sid });
+  });
+
+  it('openid-client genericGrantRequest exchanges and reads issued_token_type', async () => {
+    const config = await oidc.discovery(
+      new URL(idp.issuer),
+      'ledger-api',
+      undefined,
+      oidc.ClientSecretBasic('ledger-rs-pass'),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    const subject = await login();
+    const tokens = await oidc.genericGrantRequest(config, TOKEN_EXCHANGE, {
+      subject_token: subject.access_token,
+      subject_token_type: ACCESS_TOKEN_TYPE,
+      audience: 'statement-rs',
+      scope: 'statements',
+    });
+    expect(tokens['issued_token_type']).toBe(ACCESS_TOKEN_TYPE);
+    expect(tokens.refresh_token).toBeUndefined();
+    const { payload } = await jwtVerify(
+      tokens.access_token,
+      createRemoteJWKSet(new URL(idp.endpoints.certs)),
+      {
+        issuer: idp.issuer,
+        audience: 'statement-rs',
+        currentDate: idp.clock.now(),
+      },
+    );
+    expect(payload).toMatchObject({ azp: 'ledger-api', scope: 'statements', sid: subject.sid });
+  });
+
+  describe('refusals', () => {
+    it.each<[string, (token: TokenResponse) => Promise<Answer>, number, Record<string, string>]>([
+      [
+        'a client that does not list the grant',
+        (t) => exchange(t.access_token, {}, 'teller-web'),
+        400,
+        {
+          error: 'unauthorized_client',
+          error_description: 'Client "teller-web" is not allowed the token exchange grant',
+        },
+      ],
+      [
+        'a public client',
+        (t) =>
+          postForm(idp.endpoints.token, {
+            grant_type: TOKEN_EXCHANGE,
+            client_id: 'kiosk-spa',
+            subject_token: t.access_token,
+            subject_token_type: ACCESS_TOKEN_TYPE,
+          }),
+        400,
+        { error: 'invalid_client', error_description: 'Public client is not allowed to exchange token' },
+      ],
+      [
+        'no subject_token',
+        () =>
+          postForm(
+            idp.endpoints.token,
+            { grant_type: TOKEN_EXCHANGE, subject_token_type: ACCESS_TOKEN_TYPE },
+            basicFor('ledger-api'),
+          ),
+        400,
+        {
+          error: 'invalid_request',
+          error_description: "Parameter 'subject_token' required for standard token exchange",
+        },
+      ],
+      [
+        'no subject_token_type',
+        (t) =>
+          postForm(
+            idp.endpoints.token,
+            { grant_type: TOKEN_EXCHANGE, subject_token: t.access_token },
+            basicFor('ledger-api'),
+          ),
+        400,
+        {
+          error: 'invalid_request',
+          error_description: "Parameter 'subject_token_type' required for standard token exchange",
+        },
+      ],
+      [
+        'subject_token_type id_token',
+        (t) =>
+          exchange(t.id_token as string, { subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' }),
+        400,
+        {
+          error: 'invalid_request',
+          error_description: `Parameter 'subject_token' supports access tokens only (${ACCESS_TOKEN_TYPE})`,
+        },
+      ],
+      [
+        'requested_token_type id_token',
+        (t) =>
+          exchange(t.access_token, { requested_token_type: 'urn:ietf:params:oauth:token-type:id_token' }),
+        400,
+        {
+          error: 'invalid_request',
+          error_description: `requested_token_type unsupported: "urn:ietf:params:oauth:token-type:id_token" (supported: ${ACCESS_TOKEN_TYPE}, ${REFRESH_TOKEN_TYPE})`,
+        },
+      ],
+      [
+        'requested_subject (impersonation)',
+        (t) => exchange(t.access_token, { requested_subject: 'ola' }),
+        400,
+        {
+          error: 'invalid_request',
+          error_description: "Parameter 'requested_subject' is not supported for standard token exchange",
+        },
+      ],
+      [
+        'a subject_token that is not a JWT',
+        () => exchange('not-a-token'),
+        400,
+        {
+          error: 'invalid_request',
+          error_description:
+            'Invalid token: subject_token is not an active access token of this realm: not a JWT (malformed token)',
+        },
+      ],
+      [
+        'a refresh token as subject_token',
+        (t) => exchange(t.refresh_token),
+        400,
+        {
+          error: 'invalid_request',
+          error_description:
+            'Invalid token: subject_token is not an active access token of this realm: typ "Refresh" where an access token is needed',
+        },
+      ],
+      [
+        'a revoked subject_token',
+        async (t) => {
+          const revoked = await postForm(
+            idp.endpoints.revoke,
+            { token: t.access_token },
+            basicFor('teller-web'),
+          );
+          expect(revoked.status).toBe(200);
+          return exchange(t.access_token);
+        },
+        400,
+        {
+          error: 'invalid_request',
+          error_description:
+            'Invalid token: subject_token is not an active access token of this realm: revoked',
+        },
+      ],
+      [
+        'a subject_token whose session ended',
+        async (t) => {
+          await fetch(`${idp.issuer}/mock/sessions/${t.sid}`, { method: 'DELETE' });
+          return exchange(t.access_token);
+        },
+        400,
+        {
+          error: 'invalid_request',
+          error_description:
+            'Invalid token: subject_token is not an active access token of this realm: its session has ended (logout, DELETE /mock/sessions, or idle expiry)',
+        },
+      ],
+      [
+        'a caller neither the azp nor an audience of the subject_token',
+        (t) => exchange(t.access_token, {}, 'statement-rs'),
+        403,
+        { error: 'access_denied', error_description: 'Client is not within the token audience' },
+      ],
+      [
+        'an audience that is no client of the realm',
+        (t) => exchange(t.access_token, { audience: 'nowhere-api' }),
+        400,
+        {
+          error: 'invalid_target',
+          error_description: 'Audience not found: "nowhere-api" is not a client of this realm',
+        },
+      ],
+      [
+        'a scope the subject_token does not have',
+        (t) => exchange(t.access_token, { scope: 'ledger.read ledger.write' }),
+        400,
+        {
+          error: 'invalid_scope',
+          error_description:
+            'Invalid scopes: ledger.write (not in the subject token, which has: openid profile ledger.read)',
+        },
+      ],
+      [
+        'a refresh token with offline_access',
+        async () => {
+          const offline = await login('openid offline_access ledger.read');
+          return exchange(offline.access_token, {
+            requested_token_type: REFRESH_TOKEN_TYPE,
+            scope: 'offline_access ledger.read',
+          });
+        },
+        400,
+        {
+          error: 'invalid_request',
+          error_description: 'Scope offline_access not allowed for token exchange',
+        },
+      ],
+    ])('%s', async (_name, request, status, body) => {
+      const subject = await login('openid profile ledger.read');
+      const answer = await request(subject);
+      expect(answer.status, answer.text).toBe(status);
+      expect(answer.json).toEqual(body);
+    });
+  });
+
+  it('a tampered access token (another issuer written in) is refused: bad signature', async () => {
+    const subject = await login();
+    const [header, payload] = subject.access_token.split('.') as [string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    claims['iss'] = 'http://elsewhere.test/realms/other';
+    const forged = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.AAAA`;
+    const answer = await exchange(forged);
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({
+      error: 'invalid_request',
+      error_description: `Invalid token: subject_token is not an active access token of this realm: bad signature (kid "${decode(subject.access_token).header.kid}")`,
+    });
+  });
+});
