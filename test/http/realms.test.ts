@@ -168,7 +168,7 @@ describe('several realms: refusals', () => {
 
   it('two sources of one realm name are refused, naming both', async () => {
     await expect(startMockIdp({ fixtures: [HARBOR, FJORD_FIXTURES, HARBOR] })).rejects.toThrow(
-      'fixtures[2] realm "harbor" is already served from fixtures[0]: each fixtures file must name its own realm',
+      'fixtures[2]: realm "harbor" is already served from fixtures[0]: each fixtures file must name its own realm',
     );
   });
 });
