@@ -143,6 +143,15 @@ describe('/mock/faults', () => {
     [{ endpoint: 'token', status: 503, count: 0 }, /count: /],
     [{ endpoint: 'token', delayMs: -1 }, /delayMs: /],
     [{ endpoint: 'token', status: 503, later: true }, /unknown field "later"/],
+    [{ status: 503 }, /^Invalid fault: missing required field "endpoint"$/],
+    [
+      { endpoint: 'token', status: 503, delayms: 10 },
+      /^Invalid fault: unknown field "delayms" \(did you mean "delayMs"\?\)$/,
+    ],
+    [
+      { endpoint: 'token', status: 503, description: '' },
+      /^Invalid fault: description: empty: give a value$/,
+    ],
   ])('%j answers 400', async (body, description) => {
     const answer = await addFault(body);
     expect(answer.status).toBe(400);
