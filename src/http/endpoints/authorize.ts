@@ -63,6 +63,7 @@ function redirectError(res: Response, redirectUri: string, params: Params, issue
       : fallbackMode;
   return (error, description) => {
     noteForLog(res, { error });
+    noteWhy(res, oneLine(description));
     respond(res, redirectUri, errorMode, {
       error,
       error_description: description,
