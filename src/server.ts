@@ -24,6 +24,7 @@ import { BackchannelLogout } from './oauth/backchannel-logout.js';
 import { OAuthError } from './oauth/errors.js';
 import type { StoreBackend } from './store/backend.js';
 import { openStore } from './store/open.js';
+import { refuseUnknownOptions } from './unknown-options.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -343,9 +344,28 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
  * Starts a mock IdP with the QA API under `{realm}/mock`, one realm per fixtures source. Rejects (and
  * listens on nothing) when the fixtures, key or flags are bad.
  */
-export function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
+export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
+  refuseUnknownOptions('startMockIdp', Object.keys(OPTION_NAMES), options);
   return serveMockIdp(options);
 }
+
+/** Every option of {@link MockIdpOptions}, checked complete by the compiler: any other name is a typo. */
+const OPTION_NAMES = {
+  fixtures: true,
+  port: true,
+  host: true,
+  issuer: true,
+  keyFile: true,
+  clock: true,
+  frozen: true,
+  seed: true,
+  qaToken: true,
+  qaApi: true,
+  store: true,
+  httpRelativePath: true,
+  logLevel: true,
+  logger: true,
+} satisfies Record<keyof MockIdpOptions, true>;
 
 /** What a realm's ready line names (the CLI's `listening on`). */
 export type ListeningRealm = Pick<MockIdpRealm, 'name' | 'issuer' | 'url'>;

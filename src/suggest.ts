@@ -21,7 +21,7 @@ function editDistance(a: string, b: string): number {
  * The known word closest to `word`, when it is close enough to be a typo: case aside, at most a third of
  * its letters edited (at least one edit allowed), and no tie with another word at the same distance.
  */
-function closest(word: string, known: Iterable<string>): string | undefined {
+export function closest(word: string, known: Iterable<string>): string | undefined {
   const limit = Math.max(1, Math.floor(word.length / 3));
   let best: string | undefined;
   let bestDistance = Infinity;

@@ -2,9 +2,14 @@
 import { loadFixturesFile } from '../fixtures/load.js';
 import { buildRealm } from '../fixtures/realm.js';
 
+/** `1 client`, `2 clients`. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export async function check(file: string, stdout: (line: string) => void): Promise<void> {
   const realm = await buildRealm(await loadFixturesFile(file));
   stdout(
-    `${file}: OK (realm "${realm.name}": ${realm.clients.size} clients, ${realm.users.size} users, ${realm.scopes.size} scopes)`,
+    `${file}: OK (realm "${realm.name}": ${counted(realm.clients.size, 'client')}, ${counted(realm.users.size, 'user')}, ${counted(realm.scopes.size, 'scope')})`,
   );
 }

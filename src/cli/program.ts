@@ -55,7 +55,11 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     .description('A local mock OpenID Connect provider for integration tests')
     .usage('[serve] [options]  |  mock-idp <command> [options]')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
+    .configureOutput({
+      writeOut: (s) => io.stdout(s.trimEnd()),
+      writeErr: (s) => io.stderr(s.trimEnd()),
+      outputError: (s, write) => write(withShortFlagHint(s)),
+    })
     .exitOverride()
     .showHelpAfterError('(run mock-idp --help for usage)');
 
@@ -224,7 +228,7 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
     .description('print a new private key (PKCS#8 PEM) for --key: RSA, or EC P-256 with --type ec')
     .addOption(new Option('--type <type>', 'key type').choices(['rsa', 'ec']).default('rsa'))
     .addOption(
-      new Option('--bits <n>', 'modulus length').default(2048).argParser((v) => {
+      new Option('--bits <n>', 'RSA modulus length in bits, 2048 to 8192').default(2048).argParser((v) => {
         if (!/^\d+$/.test(v) || Number(v) < 2048 || Number(v) > 8192)
           throw new InvalidArgumentError('2048 to 8192.');
         return Number(v);
@@ -249,6 +253,11 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       await users(options, io.output);
     });
 
+  // A command's own usage error points at its own help; serve's flags are in the top-level help.
+  for (const command of program.commands)
+    if (command !== serveCommand)
+      command.showHelpAfterError(`(run mock-idp ${command.name()} --help for usage)`);
+
   // `mock-idp --help` shows the default command's flags too: they are what most users type.
   program.addHelpText('after', () => {
     const help = serveCommand.helpInformation();
@@ -257,6 +266,16 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
   });
 
   return program;
+}
+
+/**
+ * Commander suggests only for long flags: a short one that many tools use for the version (`-v`) gets
+ * the hint here, in commander's own wording.
+ */
+function withShortFlagHint(message: string): string {
+  return /^error: unknown option '-v'$/m.test(message)
+    ? `${message.trimEnd()}\n(Did you mean -V or --version?)\n`
+    : message;
 }
 
 /** The message for an operand where a command or a flag was meant: `chek` → check, `./users.yaml` → --fixtures. */

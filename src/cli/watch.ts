@@ -3,6 +3,7 @@ import { watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { FixturesError } from '../fixtures/errors.js';
+import { counted } from './check.js';
 import { digestOf } from '../fixtures/load.js';
 import type { Provider } from '../realm/provider.js';
 import { replaceFixtures } from '../fixtures/replace.js';
@@ -60,7 +61,7 @@ export function watchFixtures(file: string, io: WatchIo): FixturesWatcher {
       });
       const later = ignored.length > 0 ? `; ${ignored.join(', ')} apply at the next start` : '';
       io.stdout(
-        `mock-idp: reloaded ${file} (${realm.clients.size} clients, ${realm.users.size} users${later})`,
+        `mock-idp: reloaded ${file} (${counted(realm.clients.size, 'client')}, ${counted(realm.users.size, 'user')}${later})`,
       );
     } catch (err) {
       if (!(err instanceof FixturesError)) throw err;

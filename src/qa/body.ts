@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ClockRangeError, parseInstant } from '../clock.js';
 import { RESERVED_MEMBER, reservedMemberPaths } from '../json-limits.js';
 import { invalidRequest } from '../oauth/errors.js';
+import { describeIssues, type IssueWording } from '../zod-issues.js';
 
 /** An instant given as ISO-8601 or epoch seconds, as epoch milliseconds. */
 export const instantMs = z.union([z.number(), z.string().min(1)]).transform((value, ctx) => {
@@ -21,15 +22,17 @@ export const instantMs = z.union([z.number(), z.string().min(1)]).transform((val
   }
 });
 
-/** One line per problem: `field: message`, so a typo in a script is found at once. */
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .flatMap((issue) => {
-      const path = issue.path.filter((p) => typeof p !== 'symbol').join('.');
-      if (issue.code === 'unrecognized_keys')
-        return issue.keys.map((k) => `unknown field "${path !== '' ? `${path}.` : ''}${k}"`);
-      return [`${path !== '' ? path : 'body'}: ${issue.message}`];
-    })
+/** QA bodies name a field by its dotted path, as a script writes it. */
+const BODY_WORDING: IssueWording = {
+  member: 'field',
+  name: (path) => (path.length > 0 ? path.join('.') : 'body'),
+  rootNamed: false,
+};
+
+/** One line per problem, so a typo in a script is found at once. */
+function describeBody(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], body: unknown): string {
+  return describeIssues(schema, issues, body, BODY_WORDING)
+    .map((p) => p.message)
     .join('; ');
 }
 
@@ -41,6 +44,7 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: s
       `Invalid ${what}: ${reserved.map((path) => `${path.join('.')}: "${RESERVED_MEMBER}" cannot be a member name`).join('; ')}`,
     );
   const result = schema.safeParse(body ?? {});
-  if (!result.success) throw invalidRequest(`Invalid ${what}: ${describeIssues(result.error.issues)}`);
+  if (!result.success)
+    throw invalidRequest(`Invalid ${what}: ${describeBody(schema, result.error.issues, body ?? {})}`);
   return result.data;
 }

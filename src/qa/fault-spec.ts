@@ -14,8 +14,9 @@ export const faultSchema = z
     delayMs: z.number().int().min(0).max(300_000).optional(),
     count: z
       .union([z.number().int().min(1), z.literal('always')])
-      .default(1)
-      .describe('how many requests it applies to; "always": until DELETE /mock/faults'),
+      // Left out, a fault lasts: a test that asks for an outage gets one until it clears it, not one failure.
+      .default('always')
+      .describe('how many requests it applies to; "always" (the default): until DELETE /mock/faults'),
   })
   .refine((f) => f.status !== undefined || f.delayMs !== undefined, {
     message: 'give status (fail), delayMs (delay), or both',

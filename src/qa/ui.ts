@@ -175,7 +175,7 @@ function page(realm: string): string {
 <form id="clock-advance" class="row"><input id="clock-seconds" type="number" value="60" size="8"> s <button>Advance</button><button id="clock-real" type="button">Real time</button></form><p class="section-error" role="alert"></p></section>
 <section><h2>Faults</h2>
 <form id="fault-add" class="row"><select id="fault-endpoint">${endpoints}</select><input id="fault-status" type="number" value="503" min="100" max="599" size="5">
-<input id="fault-error" placeholder="error" size="12"><input id="fault-delay" type="number" placeholder="delay ms" size="8"><input id="fault-count" type="number" placeholder="count" size="6"><button>Add</button></form>
+<input id="fault-error" placeholder="error" size="12"><input id="fault-delay" type="number" placeholder="delay ms" size="8"><input id="fault-count" type="number" placeholder="count: always" title="left empty: until cleared" size="10"><button>Add</button></form>
 <table><thead><tr><th>endpoint</th><th>status</th><th>error</th><th>delay</th><th>left</th></tr></thead><tbody id="faults"></tbody></table>
 <p><button id="faults-clear" type="button">Clear faults</button></p><p class="section-error" role="alert"></p></section>
 <section><h2>Keys</h2><ul id="keys"></ul><button id="keys-rotate" type="button">Rotate</button><p class="section-error" role="alert"></p></section>

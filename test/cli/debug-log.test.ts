@@ -205,8 +205,38 @@ const CASES: Case[] = [
   ],
 ];
 
+// The authorize endpoint's refusals are error pages: their log lines say error= and why as the token endpoint's do.
+const AUTHORIZE_CASES: Case[] = [
+  [
+    'an unregistered redirect_uri at authorize',
+    async (s) =>
+      fetch(
+        `${e(s).auth}?${new URLSearchParams({ response_type: 'code', client_id: 'teller-web', redirect_uri: 'http://app.fjord.test/other\nforged line' })}`,
+        { redirect: 'manual' },
+      ),
+    /auth 400 client=teller-web error=invalid_request/,
+    /^ {2}why: Invalid parameter: redirect_uri "http:\/\/app.fjord.test\/other\\nforged line" is not registered for client "teller-web" \(registered: http:\/\/app.fjord.test\/cb, http:\/\/127.0.0.1:\*\)$/,
+  ],
+  [
+    'an unknown scope at authorize, answered at the redirect URI',
+    async (s) =>
+      fetch(
+        `${e(s).auth}?${new URLSearchParams({ response_type: 'code', client_id: 'teller-web', redirect_uri: 'http://app.fjord.test/cb', scope: 'openid ledger.delete', login_hint: 'ingrid' })}`,
+        { redirect: 'manual' },
+      ),
+    /auth 302 client=teller-web error=invalid_scope/,
+    /^ {2}why: .*ledger\.delete/,
+  ],
+  [
+    'an unknown client at authorize',
+    async (s) => fetch(`${e(s).auth}?response_type=code&client_id=ghost`, { redirect: 'manual' }),
+    /auth 400 error=invalid_client/,
+    /^ {2}why: Client not found: "ghost"$/,
+  ],
+];
+
 describe('--log-level debug says why', () => {
-  it.each(CASES)('%s', async (_name, request, line, why) => {
+  it.each([...CASES, ...AUTHORIZE_CASES])('%s', async (_name, request, line, why) => {
     const lines = await linesOf(debug, () => request(debug), line, true);
     const at = lines.findIndex((l) => line.test(l));
     expect(at, lines.join('\n')).toBeGreaterThanOrEqual(0);

@@ -89,6 +89,38 @@ describe('mistyped commands get a hint (exit 2, nothing listens)', () => {
   });
 });
 
+describe('usage errors say what to type instead', () => {
+  it.each([
+    [['-v'], '(Did you mean -V or --version?)\n(run mock-idp --help for usage)'],
+    [['--port', 'x'], '(run mock-idp --help for usage)'],
+    [['token'], "required option '--client <id>' not specified\n(run mock-idp token --help for usage)"],
+    [
+      ['token', '--client', 'x', '--clinet', 'y'],
+      '(Did you mean --client?)\n(run mock-idp token --help for usage)',
+    ],
+    [['keygen', '--bits', '1024'], '2048 to 8192.\n(run mock-idp keygen --help for usage)'],
+    [['users'], '(run mock-idp users --help for usage)'],
+    [['check', 'a.yaml', 'b.yaml'], '(run mock-idp check --help for usage)'],
+  ])('mock-idp %j', async (argv, hint) => {
+    const result = await runBin(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(hint);
+  });
+
+  it('keygen --help states the key size range', async () => {
+    const result = await runBin(['keygen', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/--bits <n> +RSA modulus length in bits, 2048 to 8192 \(default: 2048\)/);
+  });
+
+  it('a missing fixtures file: FILE: cannot read fixtures', async () => {
+    const result = await runBin(['check', 'nothere.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe('nothere.yaml: cannot read fixtures: no such file');
+  });
+});
+
 describe('check takes the file as an argument or as --fixtures', () => {
   it.each([
     [['check', DEFAULT_FIXTURES]],

@@ -379,7 +379,7 @@ describe('bad input: a clear message, a non-zero exit, never listening', () => {
       () => ['--fixtures', join(dir, 'absent.yaml'), '--port', '0'],
       {},
       1,
-      /absent\.yaml cannot read fixtures: no such file/,
+      /absent\.yaml: cannot read fixtures: no such file/,
     ],
     [
       'a broken fixtures file',

@@ -174,7 +174,7 @@ describe('the output is a fixtures users: block', () => {
     writeFileSync(file, `clients:\n  web-app:\n    secret: web-secret\n${text}`);
     const result = await runBin(['check', file]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toContain('1 clients, 500 users');
+    expect(result.stdout).toContain('1 client, 500 users');
   });
 });
 

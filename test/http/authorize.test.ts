@@ -219,6 +219,32 @@ describe('errors', () => {
     await expectErrorPage(response, text);
   });
 
+  it.each<[string, AuthorizeParams | string, string]>([
+    [
+      'an unregistered redirect_uri',
+      { redirectUri: 'http://app.fjord.test/other' },
+      'Invalid parameter: redirect_uri "http://app.fjord.test/other" is not registered for client "teller-web" (registered: http://app.fjord.test/cb, http://127.0.0.1:*)',
+    ],
+    [
+      'a missing redirect_uri',
+      'response_type=code&client_id=counter-app',
+      'Missing parameter: redirect_uri (registered: http://counter.fjord.test/return)',
+    ],
+    [
+      'a client without redirect URIs',
+      { client: 'ledger-sync', redirectUri: 'http://app.fjord.test/cb' },
+      'Invalid parameter: redirect_uri "http://app.fjord.test/cb" is not registered for client "ledger-sync" (client "ledger-sync" registers no redirect URIs)',
+    ],
+  ])('%s: the error page lists what the client registers', async (_name, a, message) => {
+    const response =
+      typeof a === 'string'
+        ? await fetch(`${idp.endpoints.auth}?${a}`, { redirect: 'manual' })
+        : await authorize({ user: 'ingrid', ...a });
+    expect(response.status).toBe(400);
+    const shown = /<p class="error" id="error">([^<]*)<\/p>/.exec(await response.text())?.[1];
+    expect(shown?.replaceAll('&#34;', '"')).toBe(message);
+  });
+
   it('escapes what it echoes on the error page', async () => {
     const response = await authorize({ client: '<img src=x onerror=alert(1)>' });
     const body = await response.text();

@@ -425,7 +425,7 @@ describe('pushed authorization requests', () => {
     });
     const fault = await fetch(`${idp.issuer}/mock/faults`, {
       method: 'POST',
-      body: JSON.stringify({ endpoint: 'par', status: 503 }),
+      body: JSON.stringify({ endpoint: 'par', status: 503, count: 1 }),
     });
     expect(fault.status).toBe(201);
     expectOAuthError(await push(AUTHORIZE), 503, 'temporarily_unavailable');

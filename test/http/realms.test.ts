@@ -106,7 +106,7 @@ describe('two realms in one server', () => {
     // A fault queued at harbor does not touch fjord.
     await fetch(`${harbor}/mock/faults`, {
       method: 'POST',
-      body: JSON.stringify({ endpoint: 'token', status: 503 }),
+      body: JSON.stringify({ endpoint: 'token', status: 503, count: 1 }),
     });
     expect((await token(fjord, 'ledger-sync', 'sync:pa ss+w%rd/ø')).status).toBe(200);
     expect((await token(harbor, 'harbor-job', 'harbor-secret')).status).toBe(503);
@@ -168,7 +168,7 @@ describe('several realms: refusals', () => {
 
   it('two sources of one realm name are refused, naming both', async () => {
     await expect(startMockIdp({ fixtures: [HARBOR, FJORD_FIXTURES, HARBOR] })).rejects.toThrow(
-      'fixtures[2] realm "harbor" is already served from fixtures[0]: each fixtures file must name its own realm',
+      'fixtures[2]: realm "harbor" is already served from fixtures[0]: each fixtures file must name its own realm',
     );
   });
 });

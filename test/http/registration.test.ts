@@ -326,7 +326,7 @@ describe('the registered client works as a fixture client does', () => {
   it('faults can target it', async () => {
     const fault = await fetch(`${idp.issuer}/mock/faults`, {
       method: 'POST',
-      body: JSON.stringify({ endpoint: 'registration', status: 503 }),
+      body: JSON.stringify({ endpoint: 'registration', status: 503, count: 1 }),
     });
     expect(fault.status).toBe(201);
     expectOAuthError(await register({ redirect_uris: [CB] }), 503, 'temporarily_unavailable');

@@ -80,7 +80,8 @@ describe('/mock/clock', () => {
     ['PUT', { now: 'tomorrow' }, /now: expected an ISO-8601 instant or epoch seconds/],
     ['PUT', { frozen: 'yes' }, /frozen: /],
     ['PUT', { later: 1 }, /unknown field "later"/],
-    ['POST', {}, /seconds: /],
+    ['POST', {}, /^Invalid clock advance: missing required field "seconds"$/],
+    ['POST', { second: 301 }, /^Invalid clock advance: unknown field "second" \(did you mean "seconds"\?\)$/],
     ['POST', { seconds: '60' }, /seconds: /],
   ])('%s %j answers 400', async (method, body, description) => {
     const answer = await clock(method, body);

@@ -50,7 +50,7 @@ it('rejects a token once the clock passes its exp', async () => {
 it('sees the token endpoint fail once', async () => {
   await fetch(`${idp.issuer}/mock/faults`, {
     method: 'POST',
-    body: JSON.stringify({ endpoint: 'token', status: 503 }),
+    body: JSON.stringify({ endpoint: 'token', status: 503, count: 1 }),
   });
   const token = () =>
     fetch(`${idp.issuer}/protocol/openid-connect/token`, {

@@ -37,7 +37,7 @@ describe('/mock/faults', () => {
   ])(
     '%s: the next request answers %i %s, the one after is normal',
     async (endpoint, status, error, normal) => {
-      const added = await addFault({ endpoint, status });
+      const added = await addFault({ endpoint, status, count: 1 });
       expect(added.status).toBe(201);
       expect(added.json).toMatchObject({ endpoint, status, error, remaining: 1 });
       const send = ENDPOINTS[endpoint] as () => Promise<{ status: number; json: Record<string, unknown> }>;
@@ -67,8 +67,8 @@ describe('/mock/faults', () => {
   });
 
   it('faults for one endpoint apply in the order they were added and leave others alone', async () => {
-    await addFault({ endpoint: 'token', status: 500 });
-    await addFault({ endpoint: 'token', status: 503 });
+    await addFault({ endpoint: 'token', status: 500, count: 1 });
+    await addFault({ endpoint: 'token', status: 503, count: 1 });
     expect((await ENDPOINTS['certs']?.())?.status).toBe(200);
     expect((await clientCredentials()).status).toBe(500);
     expect((await clientCredentials()).status).toBe(503);
@@ -76,18 +76,49 @@ describe('/mock/faults', () => {
   });
 
   it('delayMs without status only delays; with status it delays, then fails', async () => {
-    await addFault({ endpoint: 'token', delayMs: 300 });
+    await addFault({ endpoint: 'token', delayMs: 300, count: 1 });
     let start = performance.now();
     expect((await clientCredentials()).status).toBe(200);
     expect(performance.now() - start).toBeGreaterThanOrEqual(290);
 
-    await addFault({ endpoint: 'token', delayMs: 200, status: 504 });
+    await addFault({ endpoint: 'token', delayMs: 200, status: 504, count: 1 });
     start = performance.now();
     expect((await clientCredentials()).status).toBe(504);
     expect(performance.now() - start).toBeGreaterThanOrEqual(190);
 
     // Both faults are used up: nothing is pending, so the next request is neither delayed nor failed.
     expect((await call('GET', `${base}/mock/faults`)).json['faults']).toEqual([]);
+    expect((await clientCredentials()).status).toBe(200);
+  });
+
+  it.each([
+    ['left out', {}],
+    ['"always"', { count: 'always' }],
+  ])('count %s: every request fails until DELETE /mock/faults', async (_name, count) => {
+    const added = await addFault({ endpoint: 'token', status: 503, ...count });
+    expect(added.status).toBe(201);
+    expect(added.json).toMatchObject({ endpoint: 'token', status: 503, remaining: 'always' });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push((await clientCredentials()).status);
+    expect(answers).toEqual([503, 503, 503, 503]);
+    expect((await call('GET', `${base}/mock/faults`)).json['faults']).toEqual([
+      expect.objectContaining({ endpoint: 'token', remaining: 'always' }),
+    ]);
+    expect((await call('DELETE', `${base}/mock/faults`)).json).toEqual({ cleared: 1 });
+    expect((await clientCredentials()).status).toBe(200);
+  });
+
+  it('a number counts down: remaining after each request, then gone', async () => {
+    await addFault({ endpoint: 'token', status: 503, count: 2 });
+    const remaining = async () =>
+      ((await call('GET', `${base}/mock/faults`)).json['faults'] as { remaining: unknown }[]).map(
+        (f) => f.remaining,
+      );
+    expect(await remaining()).toEqual([2]);
+    expect((await clientCredentials()).status).toBe(503);
+    expect(await remaining()).toEqual([1]);
+    expect((await clientCredentials()).status).toBe(503);
+    expect(await remaining()).toEqual([]);
     expect((await clientCredentials()).status).toBe(200);
   });
 
@@ -98,7 +129,7 @@ describe('/mock/faults', () => {
     const listed = await call('GET', `${base}/mock/faults`);
     expect(listed.json['faults']).toEqual([
       expect.objectContaining({ endpoint: 'token', status: 503, remaining: 2 }),
-      expect.objectContaining({ endpoint: 'certs', delayMs: 10, remaining: 1 }),
+      expect.objectContaining({ endpoint: 'certs', delayMs: 10, remaining: 'always' }),
     ]);
     expect((await call('DELETE', `${base}/mock/faults`)).json).toEqual({ cleared: 2 });
     expect((await call('GET', `${base}/mock/faults`)).json).toEqual({ faults: [] });
@@ -112,6 +143,15 @@ describe('/mock/faults', () => {
     [{ endpoint: 'token', status: 503, count: 0 }, /count: /],
     [{ endpoint: 'token', delayMs: -1 }, /delayMs: /],
     [{ endpoint: 'token', status: 503, later: true }, /unknown field "later"/],
+    [{ status: 503 }, /^Invalid fault: missing required field "endpoint"$/],
+    [
+      { endpoint: 'token', status: 503, delayms: 10 },
+      /^Invalid fault: unknown field "delayms" \(did you mean "delayMs"\?\)$/,
+    ],
+    [
+      { endpoint: 'token', status: 503, description: '' },
+      /^Invalid fault: description: empty: give a value$/,
+    ],
   ])('%j answers 400', async (body, description) => {
     const answer = await addFault(body);
     expect(answer.status).toBe(400);

@@ -10,7 +10,7 @@ import {
   type JSONWebKeySet,
 } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OAuthError } from '../../src/index.js';
+import { OAuthError, startMockIdp, type MintRequest, type MockIdpOptions } from '../../src/index.js';
 import {
   authorize,
   BATCH_JOB,
@@ -226,9 +226,14 @@ describe('bad requests answer 400 invalid_request', () => {
     ['unknown client', { type: 'access', client: 'nope' }, /Unknown client "nope" \(clients: web-app/],
     ['unknown user', { type: 'access', client: 'web-app', user: 'zed' }, /Unknown user "zed"/],
     ['unknown type', { type: 'saml', client: 'web-app' }, /type: Invalid option/],
-    ['missing client', { type: 'access' }, /client: /],
+    ['missing client', { type: 'access' }, /missing required field "client"/],
     ['unknown scope', { type: 'access', client: 'web-app', scope: 'openid nope' }, /Unknown scope nope/],
     ['unknown field', { type: 'access', client: 'web-app', expires_in: 5 }, /unknown field "expires_in"/],
+    [
+      'a mistyped field',
+      { type: 'access', client: 'web-app', expiresin: 5 },
+      /^Invalid mint request: unknown field "expiresin" \(did you mean "expiresIn"\?\)$/,
+    ],
     ['fractional expiresIn', { type: 'access', client: 'web-app', expiresIn: 1.5 }, /expiresIn: /],
     [
       'bad issuedAt',
@@ -265,6 +270,29 @@ describe('bad requests answer 400 invalid_request', () => {
     await expect(idp.mint({ type: 'access', client: 'nope' })).rejects.toMatchObject({
       error: 'invalid_request',
       status: 400,
+    });
+  });
+});
+
+describe('the library refuses names it does not know, with "did you mean"', () => {
+  it.each([
+    [{ fixturez: 'f.yaml' }, 'startMockIdp: unknown option "fixturez" (did you mean "fixtures"?)'],
+    [
+      { prot: 0, colour: 'blue' },
+      'startMockIdp: unknown option "prot" (did you mean "port"?); unknown option "colour"',
+    ],
+  ])('startMockIdp(%j) rejects before listening', async (options, message) => {
+    const started = startMockIdp(options as MockIdpOptions);
+    await expect(started).rejects.toThrow(TypeError);
+    await expect(started).rejects.toThrow(new RegExp(`^${message.replace(/[()?]/g, '\\$&')}$`));
+  });
+
+  it('idp.mint({ expiresin }) rejects naming expiresIn', async () => {
+    const minted = idp.mint({ type: 'access', client: 'web-app', expiresin: 60 } as MintRequest);
+    await expect(minted).rejects.toBeInstanceOf(OAuthError);
+    await expect(minted).rejects.toMatchObject({
+      error: 'invalid_request',
+      description: 'Invalid mint request: unknown field "expiresin" (did you mean "expiresIn"?)',
     });
   });
 });

@@ -18,7 +18,7 @@ import type { Params } from '../../oauth/params.js';
 import { isRegisteredRedirect, registeredRedirectUri } from '../../oauth/redirect-uri.js';
 import { withRequestObject } from '../../oauth/request-object.js';
 import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
-import { issuerOf, noteForLog, paramsOf } from '../context.js';
+import { issuerOf, noteForLog, noteWhy, paramsOf } from '../context.js';
 import { sendErrorPage, sendFormPost, sendLoginPage } from '../pages.js';
 import { PATHS } from '../../realm/paths.js';
 
@@ -63,6 +63,7 @@ function redirectError(res: Response, redirectUri: string, params: Params, issue
       : fallbackMode;
   return (error, description) => {
     noteForLog(res, { error });
+    noteWhy(res, oneLine(description));
     respond(res, redirectUri, errorMode, {
       error,
       error_description: description,
@@ -82,9 +83,18 @@ interface Exchange {
 }
 
 /** The error page: the answer while the redirect URI is not known to be the client's. */
-function errorPage(res: Response, message: string): undefined {
+function errorPage(res: Response, message: string, error = 'invalid_request'): undefined {
+  // The log line says what a token error's says: error= always, and why at debug.
+  if (res.locals['error'] === undefined) noteForLog(res, { error });
+  noteWhy(res, oneLine(message));
   sendErrorPage(res, 400, message);
   return undefined;
+}
+
+/** Request text on one log line: a control character (a line break in a redirect_uri) shown escaped. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
 
 // Each step below either returns what the next needs, or has answered the request itself (an error page,
@@ -109,7 +119,7 @@ async function checkClient({ p, res }: Exchange, params: Params): Promise<Client
     await p.catchUp();
     client = p.realm.clients.get(clientId);
   }
-  if (client === undefined) return errorPage(res, `Client not found: "${clientId}"`);
+  if (client === undefined) return errorPage(res, `Client not found: "${clientId}"`, 'invalid_client');
   // Only a fixture client id reaches the log line: request text could forge log lines.
   noteForLog(res, { client: client.id });
   return client;
@@ -148,7 +158,13 @@ async function checkRequestObject(
 /** The redirect URI, registered for the client, or the error page: errors go there only from here on. */
 function checkRedirectUri({ res }: Exchange, params: Params, client: Client): string | undefined {
   const redirect = registeredRedirectUri(client, params.get('redirect_uri'));
-  return 'problem' in redirect ? errorPage(res, redirect.problem) : redirect.uri;
+  if (!('problem' in redirect)) return redirect.uri;
+  // The page is for the developer who typed the URI: what the client has registered is the fix.
+  const registered =
+    client.redirectUris.length > 0
+      ? `registered: ${client.redirectUris.join(', ')}`
+      : `client "${client.id}" registers no redirect URIs`;
+  return errorPage(res, `${redirect.problem} (${registered})`);
 }
 
 /** The checked request (response type, mode, scopes, nonce, PKCE, prompt, max_age), or its error. */
