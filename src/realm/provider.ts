@@ -158,6 +158,7 @@ export class Provider implements RealmContext {
     return session;
   }
 
+  /** With a shared store, takes over what other replicas changed before this call (the QA API's requests). */
   async catchUp(): Promise<void> {
     await this.qaShare?.catchUp();
   }

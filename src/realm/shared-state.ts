@@ -111,7 +111,6 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
    * The store came back empty: writes back this process's state unless another replica did first (then the
    * pull that follows adopts theirs). Sessions, codes, revocations and faults were only in the store: gone.
    */
-
   const reseedOnce = async (): Promise<void> => {
     state.setDown(emptied());
     log.warn(`mock-idp: ${emptied()}`);
