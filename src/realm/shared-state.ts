@@ -120,8 +120,7 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
       if (value !== undefined) qa[kind] = value;
     }
     const id = uniqueId();
-    const count = Number(seen);
-    const version = String(Number.isSafeInteger(count) ? count + 1 : 1);
+    const version = seen ?? '0';
     // Left DOWN when the store fails now: the next poll or request tries again.
     if (await state.reseed({ marker: id, version, qa, clients: registered() })) {
       for (const [kind, value] of Object.entries(qa)) applied.set(kind as SharedKind, value);
@@ -137,12 +136,19 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     return reseeding;
   };
 
+  /** Whether this process applied a later version than `version` (a replica that re-seeded was behind). */
+  const ahead = (version: string | null): boolean =>
+    seen !== undefined && Number(seen ?? 0) > Number(version ?? 0);
+
   const pullOnce = async (): Promise<void> => {
     let now = await state.version();
-    if (now.marker === null) {
-      // No marker at this process's first read: a store never seeded (the first replica); later: emptied.
-      if (marker === undefined) await state.mark(uniqueId());
-      else await reseed();
+    if (now.marker === null && marker === undefined) {
+      // No marker at this process's first read: a store never seeded (the first replica).
+      await state.mark(uniqueId());
+      now = await state.version();
+    } else if (now.marker !== marker && (now.marker === null || ahead(now.version))) {
+      // Emptied; or re-seeded by a replica that had not applied the last change this one had.
+      await reseed();
       now = await state.version();
     }
     // Seeded (by this replica or another): no longer DOWN for it, whoever said so (a probe, a failed try).
@@ -181,9 +187,15 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     const pending = writing.get(kind);
     if (pending?.value === value) return pending.done;
     applied.set(kind, value);
-    const done = state.write(kind, value).finally(() => {
-      if (writing.get(kind)?.done === done) writing.delete(kind);
-    });
+    const done = state
+      .write(kind, value)
+      .then(({ version }) => {
+        // The next version after the one applied: this process has it all (no pull needed to catch up).
+        if (seen !== undefined && Number(seen ?? 0) + 1 === version) seen = String(version);
+      })
+      .finally(() => {
+        if (writing.get(kind)?.done === done) writing.delete(kind);
+      });
     writing.set(kind, { value, done });
     return done;
   };

@@ -44,10 +44,16 @@ export interface SharedVersion {
   marker: string | null;
 }
 
+/** A published change: the version it made. */
+export interface SharedWrite {
+  version: number;
+}
+
 /** What a replica writes back into a store that came back empty. */
 export interface Reseed {
   /** The marker that says the store is seeded again. */
   marker: string;
+  /** The version of the state written back: a replica that applied a later one writes over it. */
   version: string;
   /** The shared QA state (clock, keys, fixtures) by kind. */
   qa: Record<string, string>;
@@ -60,7 +66,7 @@ export interface SharedQaState {
   version(): Promise<SharedVersion>;
   read(): Promise<Record<string, string>>;
   /** Publishes a change; new fixtures also end every registered client (as they do in one process). */
-  write(kind: SharedKind, value: string): Promise<void>;
+  write(kind: SharedKind, value: string): Promise<SharedWrite>;
   /** The dynamically registered clients: client id → registration record (JSON). */
   clients(): Promise<Record<string, string>>;
   /** Adds a registered client unless one of that id is there; false when it was. */
@@ -78,7 +84,7 @@ export interface SharedQaState {
   mark(marker: string): Promise<void>;
   /**
    * Writes back, in one step, what a store that came back empty lost: the values shared at start (keys, realm
-   * secret), then `seed`; false when the marker is there already (another replica re-seeded first).
+   * secret), then `seed`; false when another replica re-seeded it with the same or a later version.
    */
   reseed(seed: Reseed): Promise<boolean>;
   /** While set, /health answers DOWN with this reason. */

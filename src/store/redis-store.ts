@@ -4,6 +4,7 @@
 // things are atomic in Redis: GETDEL takes a code, a pushed request or a session, SET NX records an assertion
 // id, a Lua script expires.
 import type { Redis as RedisClient } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -38,6 +39,10 @@ import {
   type StoreBackend,
   type StoreHealth,
 } from './backend.js';
+
+/** How often, and how far apart, sharing a value is tried while Redis is away (about ten seconds). */
+const SHARE_ATTEMPTS = 20;
+const SHARE_RETRY_MS = 500;
 
 /** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
 const CLEANUP_MS = 24 * 3600 * 1000;
@@ -104,14 +109,16 @@ return out
 `;
 
 /**
- * Writes back what a store that came back empty lost, unless the seed marker (KEYS[1]) is there again: one
- * atomic step, so of several replicas noticing at once one re-seeds and the others adopt. KEYS[2] the version,
+ * Writes back what a store that came back empty lost, unless the seed marker (KEYS[1]) is there again with a
+ * version (KEYS[2]) as late as this one: one atomic step, so of several replicas noticing it the one that
+ * had applied the latest version wins, and the others adopt. KEYS[2] the version,
  * KEYS[3] the QA hash, KEYS[4] the registered clients, KEYS[5..] the values shared at start; ARGV: the marker,
  * the version, the number of QA fields then their field/value pairs, the same for the clients, then one value
  * per shared key.
  */
 const RESEED_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local stored = tonumber(redis.call('GET', KEYS[2]) or '')
+if redis.call('EXISTS', KEYS[1]) == 1 and stored ~= nil and stored >= tonumber(ARGV[2]) then return 0 end
 local i = 3
 local n = tonumber(ARGV[i])
 for j = 1, n do redis.call('HSET', KEYS[3], ARGV[i + 2 * j - 1], ARGV[i + 2 * j]) end
@@ -471,7 +478,26 @@ class RedisBackend implements StoreBackend {
     valid: (value: string) => boolean,
   ): Promise<string> {
     const key = `mock-idp:${realm}:${name}`;
-    const value = await this.#share(key, name, make, valid);
+    // A value made after start (the encryption key, made in the background; the EC key, on first use) may
+    // meet Redis away for a moment: tried again, with the value made once, rather than failing for good.
+    let made: Promise<string> | undefined;
+    const makeOnce = (): Promise<string> => (made ??= make());
+    let value: string | undefined;
+    for (let attempt = 1; value === undefined; attempt++) {
+      try {
+        value = await this.#share(key, name, makeOnce, valid);
+      } catch (err) {
+        // Only Redis is waited for: a value that cannot be made fails at once.
+        const makeFailed =
+          made !== undefined &&
+          (await made.then(
+            () => false,
+            () => true,
+          ));
+        if (makeFailed || attempt >= SHARE_ATTEMPTS) throw err;
+        await sleep(SHARE_RETRY_MS);
+      }
+    }
     let values = this.#sharedValues.get(realm);
     if (values === undefined) this.#sharedValues.set(realm, (values = new Map()));
     values.set(key, value);
@@ -520,7 +546,9 @@ class RedisBackend implements StoreBackend {
         this.#run(async () => {
           const multi = this.#redis.multi().hset(hash, kind, value);
           if (kind === 'fixtures') multi.del(clients);
-          await multi.incr(version).exec();
+          const results = await multi.incr(version).exec();
+          const made = results?.[results.length - 1]?.[1];
+          return { version: typeof made === 'number' ? made : Number.NaN };
         }),
       clients: () => this.#run(() => this.#redis.hgetall(clients)),
       addClient: (id, record) =>
