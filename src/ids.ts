@@ -45,6 +45,11 @@ export function nameUuid(...names: string[]): string {
   return UUID_TEXT.toString('latin1');
 }
 
+/** A random UUID that no seed reproduces: it tells processes (or their writes) apart, even with one seed. */
+export function uniqueId(): string {
+  return toUuid(randomBytes(16));
+}
+
 export class Ids {
   readonly #seed: string | undefined;
   readonly #counters = new Map<string, number>();

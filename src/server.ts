@@ -466,7 +466,11 @@ export async function serveMockIdp(
   const app = createApp(
     running.map(({ provider, qa }) => ({ provider, hooks: qa.hooks })),
     log,
-    () => backend.health(),
+    async () => {
+      // A shared store is asked whether it came back empty (then DOWN while the replicas re-seed it).
+      await Promise.all(running.map(({ provider }) => provider.qaShare?.probe()));
+      return backend.health();
+    },
     relativePath,
   );
   messages.adopt(app);

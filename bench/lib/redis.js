@@ -167,6 +167,9 @@ export async function measureRedis(cfg) {
 }
 
 /** The Redis comparison as a Markdown table (the README's), or the error. @param {any} r */
+/** `a ÷ b` as a factor with two decimals. */
+const ratio = (/** @type {number} */ a, /** @type {number} */ b) => `${(a / b).toFixed(2)}×`;
+
 export function redisTable(r) {
   if (!r || r.error) return `Redis store: ${r?.error ?? 'not measured'}`;
   const row = (/** @type {string} */ name, /** @type {any} */ x) =>
@@ -178,6 +181,7 @@ export function redisTable(r) {
     row('one process, Redis', r.oneRedis),
     row('two replicas, one Redis', r.twoRedis),
     '',
+    `Redis ÷ memory req/s (one process): client_credentials ${ratio(r.oneRedis.clientCredentials.reqPerS, r.memory.clientCredentials.reqPerS)}, auth-code round trips ${ratio(r.oneRedis.authCode.roundTripsPerS, r.memory.authCode.roundTripsPerS)}`,
     `Redis memory per session: ${r.sessionMemory.bytesPerSession} bytes (INFO used_memory over ${r.sessionMemory.sessions} client_credentials sessions, the request journal apart)`,
     `Request journal: ${r.sessionMemory.journalBytes} bytes for ${r.sessionMemory.journalRecords} records (bounded at 10,000)`,
   ].join('\n');

@@ -92,7 +92,7 @@ function requestLog(fallback: Provider, log: Logger): RequestHandler {
 export function createApp(
   realms: readonly ServedRealm[],
   log: Logger,
-  storeHealth: () => StoreHealth = () => ({ ok: true }),
+  storeHealth: () => StoreHealth | Promise<StoreHealth> = () => ({ ok: true }),
   relativePath = '',
 ): express.Express {
   const first = realms[0];
@@ -107,8 +107,8 @@ export function createApp(
   app.set('trust proxy', true);
   app.use(requestLog(first.provider, log));
 
-  app.get(`${relativePath}/health`, (_req, res) => {
-    const store = storeHealth();
+  app.get(`${relativePath}/health`, async (_req, res) => {
+    const store = await storeHealth();
     if (store.ok) sendJson(res, 200, { status: 'UP' }, { 'Cache-Control': 'no-store' });
     else sendJson(res, 503, { status: 'DOWN', reason: store.reason }, { 'Cache-Control': 'no-store' });
   });

@@ -43,11 +43,6 @@ export interface RealmContext {
   openSession(init: SessionInit): Promise<Session>;
   /** Keeps a session alive for another idle period; `clientId` joins its clients. Writes it back. */
   touchSession(session: Session, clientId?: string): Promise<void>;
-  /**
-   * With a shared store, takes over what other replicas changed (fixtures, keys, clock, registered clients)
-   * now rather than at the next poll: called before an unknown client id is refused.
-   */
-  catchUp(): Promise<void>;
   /** Adds a dynamically registered client (to the shared store first); false when its id is taken there. */
   addRegisteredClient(client: Client): Promise<boolean>;
   /** Removes a dynamically registered client (from the shared store first); false when it was gone. */

@@ -36,6 +36,8 @@ export interface QaShare {
   pull(): Promise<void>;
   /** Like pull, but after any pull already under way: what was published before this call is taken over. */
   catchUp(): Promise<void>;
+  /** Looks whether the store came back empty (then re-seeding starts, and /health says so); never throws. */
+  probe(): Promise<void>;
   /** Publishes a registered client; false when the store holds one of that id already. */
   addClient(client: Client): Promise<boolean>;
   /** Withdraws a registered client; false when it was gone already. */
@@ -156,6 +158,7 @@ export class Provider implements RealmContext {
     return session;
   }
 
+  /** With a shared store, takes over what other replicas changed before this call (the QA API's requests). */
   async catchUp(): Promise<void> {
     await this.qaShare?.catchUp();
   }

@@ -1,14 +1,17 @@
 // QA state a realm shares with its replicas through a shared store: the clock, rotated and removed keys,
 // fixtures replaced through PUT /mock/fixtures, and dynamically registered clients. A change is published to
-// the store (a hash and a version counter); every process polls the version a few times a second and takes
-// over what changed, so a replica sees a change made at another within a second.
+// the store (a hash and a version counter). Every request's fault check reads the version in the same round
+// trip, and a request that finds it newer than the copy here waits for the pull: a write acknowledged at one
+// replica is seen by the next request at any. An idle process also polls a few times a second. A store that
+// comes back empty (its seed marker gone) is re-seeded from what the replicas hold.
 import { FixturesError } from '../fixtures/errors.js';
 import { replaceFixtures } from '../fixtures/replace.js';
 import { toSigningKey, type SigningKey } from '../keys/key-store.js';
 import { parsePrivateKey } from '../keys/load-key.js';
 import type { Logger } from '../log.js';
 import { addClient, clientOfRecord, deleteClient, registrationRecord } from '../oauth/registration.js';
-import type { SharedKind, SharedQaState } from '../store/backend.js';
+import { uniqueId } from '../ids.js';
+import type { SharedKind, SharedQaState, SharedVersion } from '../store/backend.js';
 import type { Provider, QaShare } from './provider.js';
 
 const POLL_MS = 250;
@@ -25,7 +28,10 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
   /** The write of each kind in flight: publishing the same value again joins it. */
   const writing = new Map<SharedKind, { value: string; done: Promise<void> }>();
   let seen: string | null | undefined;
+  /** The store's seed marker as last read; another one means it was re-seeded: everything is read again. */
+  let marker: string | null | undefined;
   let pulling: Promise<void> | undefined;
+  let reseeding: Promise<void> | undefined;
 
   const current = (kind: SharedKind): string | undefined => {
     if (kind === 'clock') return JSON.stringify(p.clock.snapshot());
@@ -90,8 +96,68 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     }
   };
 
+  /** The registered clients as the store keeps them. */
+  const registered = (): Record<string, string> => {
+    const records: Record<string, string> = {};
+    for (const client of p.realm.clients.values())
+      if (client.registration !== undefined) records[client.id] = JSON.stringify(registrationRecord(client));
+    return records;
+  };
+
+  const emptied = (): string =>
+    `the store came back empty; re-seeding realm "${p.realm.name}" from the replicas`;
+
+  /**
+   * The store came back empty: writes back this process's state unless another replica did first (then the
+   * pull that follows adopts theirs). Sessions, codes, revocations and faults were only in the store: gone.
+   */
+  const reseedOnce = async (): Promise<void> => {
+    state.setDown(emptied());
+    log.warn(`mock-idp: ${emptied()}`);
+    const qa: Record<string, string> = {};
+    for (const kind of ['clock', 'keys', 'fixtures'] as const) {
+      const value = current(kind);
+      if (value !== undefined) qa[kind] = value;
+    }
+    const id = uniqueId();
+    const version = seen ?? '0';
+    // Left DOWN when the store fails now: the next poll or request tries again.
+    if (await state.reseed({ marker: id, version, qa, clients: registered() })) {
+      for (const [kind, value] of Object.entries(qa)) applied.set(kind as SharedKind, value);
+      marker = id;
+      seen = version;
+      log.warn(`mock-idp: realm "${p.realm.name}" re-seeded the store from this replica`);
+    }
+    state.setDown(undefined);
+  };
+
+  const reseed = (): Promise<void> => {
+    reseeding ??= reseedOnce().finally(() => (reseeding = undefined));
+    return reseeding;
+  };
+
+  /** Whether this process applied a later version than `version` (a replica that re-seeded was behind). */
+  const ahead = (version: string | null): boolean =>
+    seen !== undefined && Number(seen ?? 0) > Number(version ?? 0);
+
   const pullOnce = async (): Promise<void> => {
-    const version = await state.version();
+    let now = await state.version();
+    if (now.marker === null && marker === undefined) {
+      // No marker at this process's first read: a store never seeded (the first replica).
+      await state.mark(uniqueId());
+      now = await state.version();
+    } else if (now.marker !== marker && (now.marker === null || ahead(now.version))) {
+      // Emptied; or re-seeded by a replica that had not applied the last change this one had.
+      await reseed();
+      now = await state.version();
+    }
+    // Seeded (by this replica or another): no longer DOWN for it, whoever said so (a probe, a failed try).
+    if (now.marker !== null) state.setDown(undefined);
+    if (now.marker !== marker) {
+      marker = now.marker;
+      seen = undefined;
+    }
+    const version = now.version;
     if (version === seen) return;
     const [all, clients] = await Promise.all([state.read(), state.clients()]);
     for (const kind of ['fixtures', 'keys', 'clock'] as const) {
@@ -121,9 +187,15 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     const pending = writing.get(kind);
     if (pending?.value === value) return pending.done;
     applied.set(kind, value);
-    const done = state.write(kind, value).finally(() => {
-      if (writing.get(kind)?.done === done) writing.delete(kind);
-    });
+    const done = state
+      .write(kind, value)
+      .then(({ version }) => {
+        // The next version after the one applied: this process has it all (no pull needed to catch up).
+        if (seen !== undefined && Number(seen ?? 0) + 1 === version) seen = String(version);
+      })
+      .finally(() => {
+        if (writing.get(kind)?.done === done) writing.delete(kind);
+      });
     writing.set(kind, { value, done });
     return done;
   };
@@ -138,6 +210,24 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     );
   });
 
+  /** Pulls after any pull under way: what was published before the call is taken over. */
+  const catchUp = async (): Promise<void> => {
+    await pulling?.catch(() => undefined);
+    await pull();
+  };
+
+  // The request path: the version its fault check read with the same round trip. Unchanged (nearly always),
+  // nothing more; newer, or the marker gone or changed, the request waits until this process has caught up.
+  state.onObserved(async (now: SharedVersion) => {
+    if (closed || (now.version === seen && now.marker === marker && marker !== null)) return;
+    await catchUp();
+  });
+  // A reconnected store may be an empty one (a restart without persistence).
+  state.onReconnect(() => {
+    if (!closed) catchUp().catch(() => undefined);
+  });
+
+  // For an idle process (no requests reading the version), and to notice an emptied store without them.
   const timer = setInterval(() => {
     pull().catch(() => undefined); // the store is away: the next tick tries again
   }, POLL_MS);
@@ -146,9 +236,17 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
   return {
     publish,
     pull,
-    catchUp: async () => {
-      await pulling?.catch(() => undefined);
-      await pull();
+    catchUp,
+    probe: async () => {
+      try {
+        const now = await state.version();
+        if (now.marker !== null || marker === undefined) return;
+        // DOWN from now on (not from when the pull gets there) until re-seeded.
+        state.setDown(emptied());
+        pull().catch(() => undefined);
+      } catch {
+        // The store is away: its health says so.
+      }
     },
     addClient: (client) => state.addClient(client.id, JSON.stringify(registrationRecord(client))),
     removeClient: (id) => state.removeClient(id),

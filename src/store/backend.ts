@@ -37,18 +37,58 @@ export interface StoreBackend {
 
 export type SharedKind = 'clock' | 'keys' | 'fixtures';
 
+/** One read of a realm's shared state: its version counter and the store's seed marker (null: not there). */
+export interface SharedVersion {
+  version: string | null;
+  /** Written at start and when re-seeded; missing, the store came back empty. */
+  marker: string | null;
+}
+
+/** A published change: the version it made. */
+export interface SharedWrite {
+  version: number;
+}
+
+/** What a replica writes back into a store that came back empty. */
+export interface Reseed {
+  /** The marker that says the store is seeded again. */
+  marker: string;
+  /** The version of the state written back: a replica that applied a later one writes over it. */
+  version: string;
+  /** The shared QA state (clock, keys, fixtures) by kind. */
+  qa: Record<string, string>;
+  /** The registered clients: client id → registration record. */
+  clients: Record<string, string>;
+}
+
 /** Where the shared QA state of one realm is kept (the Redis backend implements it). */
 export interface SharedQaState {
-  version(): Promise<string | null>;
+  version(): Promise<SharedVersion>;
   read(): Promise<Record<string, string>>;
   /** Publishes a change; new fixtures also end every registered client (as they do in one process). */
-  write(kind: SharedKind, value: string): Promise<void>;
+  write(kind: SharedKind, value: string): Promise<SharedWrite>;
   /** The dynamically registered clients: client id → registration record (JSON). */
   clients(): Promise<Record<string, string>>;
   /** Adds a registered client unless one of that id is there; false when it was. */
   addClient(id: string, record: string): Promise<boolean>;
   /** Removes a registered client; false when it was not there. */
   removeClient(id: string): Promise<boolean>;
+  /**
+   * Hands every version the request path reads anyway (with the fault check, in the same round trip) to
+   * `listener`; the request waits for it, so it sees what was written before it.
+   */
+  onObserved(listener: (seen: SharedVersion) => Promise<void>): void;
+  /** Runs `listener` each time the connection to the store is back. */
+  onReconnect(listener: () => void): void;
+  /** Writes the seed marker at start unless one is there. */
+  mark(marker: string): Promise<void>;
+  /**
+   * Writes back, in one step, what a store that came back empty lost: the values shared at start (keys, realm
+   * secret), then `seed`; false when another replica re-seeded it with the same or a later version.
+   */
+  reseed(seed: Reseed): Promise<boolean>;
+  /** While set, /health answers DOWN with this reason. */
+  setDown(reason: string | undefined): void;
 }
 
 const USAGE = 'expected memory or redis://[:password@]host:port[/db] (or rediss://)';

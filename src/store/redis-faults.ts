@@ -3,27 +3,33 @@
 import { z } from 'zod';
 import { ENDPOINT_NAMES, type EndpointName } from '../endpoint-names.js';
 import type { FaultStore, NewFault, PendingFault } from './faults.js';
-import { parseRecord, type RedisRealm } from './redis-records.js';
+import { markerKey, parseRecord, versionKey, type RedisRealm } from './redis-records.js';
 
 /**
  * Uses up one application of the first fault of an endpoint's list (KEYS[1]); returns {the fault after
- * this use or false, how many entries were dropped because they do not parse}.
+ * this use or false, how many entries were dropped because they do not parse, the shared-state version
+ * (KEYS[2]) and the seed marker (KEYS[3])}: the request path's one round trip also tells whether this
+ * replica's copy of the shared state is stale.
  */
 const TAKE_FAULT_SCRIPT = `
-local bad = 0
-while true do
-  local raw = redis.call('LINDEX', KEYS[1], 0)
-  if not raw then return {false, bad} end
-  local ok, f = pcall(cjson.decode, raw)
-  if ok and type(f) == 'table' and f.remaining == 'always' then return {raw, bad} end
-  if ok and type(f) == 'table' and type(f.remaining) == 'number' then
-    f.remaining = f.remaining - 1
-    if f.remaining <= 0 then redis.call('LPOP', KEYS[1]) else redis.call('LSET', KEYS[1], 0, cjson.encode(f)) end
-    return {cjson.encode(f), bad}
+local function take()
+  local bad = 0
+  while true do
+    local raw = redis.call('LINDEX', KEYS[1], 0)
+    if not raw then return false, bad end
+    local ok, f = pcall(cjson.decode, raw)
+    if ok and type(f) == 'table' and f.remaining == 'always' then return raw, bad end
+    if ok and type(f) == 'table' and type(f.remaining) == 'number' then
+      f.remaining = f.remaining - 1
+      if f.remaining <= 0 then redis.call('LPOP', KEYS[1]) else redis.call('LSET', KEYS[1], 0, cjson.encode(f)) end
+      return cjson.encode(f), bad
+    end
+    redis.call('LPOP', KEYS[1])
+    bad = bad + 1
   end
-  redis.call('LPOP', KEYS[1])
-  bad = bad + 1
 end
+local raw, bad = take()
+return {raw, bad, redis.call('GET', KEYS[2]), redis.call('GET', KEYS[3])}
 `;
 
 const faultSchema = z.object({
@@ -90,13 +96,23 @@ export class RedisFaults implements FaultStore {
   }
 
   take(endpoint: EndpointName): Promise<PendingFault | undefined> {
-    return this.#realm.run(async () => {
-      const [raw, bad] = (await this.#realm.redis.eval(TAKE_FAULT_SCRIPT, 1, this.#list(endpoint))) as [
-        string | null,
-        number,
-      ];
-      if (bad > 0) this.#realm.badData('fault');
-      return typeof raw === 'string' ? this.#parse(raw) : undefined;
-    });
+    return this.#realm
+      .run(async () => {
+        const { prefix, redis } = this.#realm;
+        const [raw, bad, version, marker] = (await redis.eval(
+          TAKE_FAULT_SCRIPT,
+          3,
+          this.#list(endpoint),
+          versionKey(prefix),
+          markerKey(prefix),
+        )) as [string | null, number, string | null, string | null];
+        if (bad > 0) this.#realm.badData('fault');
+        return { fault: typeof raw === 'string' ? this.#parse(raw) : undefined, seen: { version, marker } };
+      })
+      .then(async ({ fault, seen }) => {
+        // Outside `run`: a failure while catching up is the shared state's to report, not this fault check's.
+        await this.#realm.observe(seen);
+        return fault;
+      });
   }
 }

@@ -2,6 +2,7 @@
 // (data that does not parse counts as absent, said once), and how a failure of Redis surfaces.
 import type { Redis as RedisClient } from 'ioredis';
 import type { z } from 'zod';
+import type { SharedVersion } from './backend.js';
 
 /** Runs one operation on Redis; a failure of Redis becomes the error the server answers it with (a 503). */
 export type RunOnStore = <T>(op: () => Promise<T>) => Promise<T>;
@@ -14,7 +15,15 @@ export interface RedisRealm {
   /** Data that does not parse counts as absent; said once per kind, never a 500. */
   readonly badData: (what: string) => void;
   readonly run: RunOnStore;
+  /** Takes the shared-state version a request read with its fault check; the request waits for it. */
+  readonly observe: (seen: SharedVersion) => Promise<void>;
 }
+
+/** The realm's shared-state version counter (bumped by every shared write). */
+export const versionKey = (prefix: string): string => `${prefix}qa-version`;
+
+/** The seed marker: written at start; gone, the store came back empty. */
+export const markerKey = (prefix: string): string => `${prefix}seeded`;
 
 /** A parsed record whose optional fields are absent rather than undefined. */
 export type Present<T> = { [K in keyof T]: Exclude<T[K], undefined> };

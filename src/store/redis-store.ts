@@ -4,6 +4,7 @@
 // things are atomic in Redis: GETDEL takes a code, a pushed request or a session, SET NX records an assertion
 // id, a Lua script expires.
 import type { Redis as RedisClient } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -11,7 +12,14 @@ import type { FaultStore } from './faults.js';
 import type { JournalStore } from './journal.js';
 import { RedisFaults } from './redis-faults.js';
 import { RedisJournal } from './redis-journal.js';
-import { parseRecord, type Present, type RedisRealm, type RunOnStore } from './redis-records.js';
+import {
+  markerKey,
+  parseRecord,
+  versionKey,
+  type Present,
+  type RedisRealm,
+  type RunOnStore,
+} from './redis-records.js';
 import {
   ASSERTION_TOLERANCE_S,
   type CodeGrant,
@@ -23,7 +31,18 @@ import {
   type StateStore,
 } from './state-store.js';
 import { API_VERSIONS, METHODS } from '../fixtures/versions.js';
-import { redact, StoreError, type SharedQaState, type StoreBackend, type StoreHealth } from './backend.js';
+import {
+  redact,
+  StoreError,
+  type SharedQaState,
+  type SharedVersion,
+  type StoreBackend,
+  type StoreHealth,
+} from './backend.js';
+
+/** How often, and how far apart, sharing a value is tried while Redis is away (about ten seconds). */
+const SHARE_ATTEMPTS = 20;
+const SHARE_RETRY_MS = 500;
 
 /** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
 const CLEANUP_MS = 24 * 3600 * 1000;
@@ -87,6 +106,31 @@ for _, id in ipairs(ids) do
   end
 end
 return out
+`;
+
+/**
+ * Writes back what a store that came back empty lost, unless the seed marker (KEYS[1]) is there again with a
+ * version (KEYS[2]) as late as this one: one atomic step, so of several replicas noticing it the one that
+ * had applied the latest version wins, and the others adopt. KEYS[2] the version,
+ * KEYS[3] the QA hash, KEYS[4] the registered clients, KEYS[5..] the values shared at start; ARGV: the marker,
+ * the version, the number of QA fields then their field/value pairs, the same for the clients, then one value
+ * per shared key.
+ */
+const RESEED_SCRIPT = `
+local stored = tonumber(redis.call('GET', KEYS[2]) or '')
+if redis.call('EXISTS', KEYS[1]) == 1 and stored ~= nil and stored >= tonumber(ARGV[2]) then return 0 end
+local i = 3
+local n = tonumber(ARGV[i])
+for j = 1, n do redis.call('HSET', KEYS[3], ARGV[i + 2 * j - 1], ARGV[i + 2 * j]) end
+i = i + 2 * n + 1
+n = tonumber(ARGV[i])
+redis.call('DEL', KEYS[4])
+for j = 1, n do redis.call('HSET', KEYS[4], ARGV[i + 2 * j - 1], ARGV[i + 2 * j]) end
+i = i + 2 * n
+for k = 5, #KEYS do redis.call('SET', KEYS[k], ARGV[i + k - 4]) end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
 `;
 
 class RedisStateStore implements StateStore {
@@ -377,6 +421,13 @@ class RedisBackend implements StoreBackend {
   readonly #where: string;
   readonly #reportedBad = new Set<string>();
   readonly #unavailable: () => Error;
+  /** Per realm: what takes the versions the request path reads. */
+  readonly #observers = new Map<string, (seen: SharedVersion) => Promise<void>>();
+  readonly #reconnected: (() => void)[] = [];
+  /** Per realm: why it is not serving as it should (re-seeding an empty store). */
+  readonly #down = new Map<string, string>();
+  /** Per realm: store key → the value this process shared (kept to write back into an empty store). */
+  readonly #sharedValues = new Map<string, Map<string, string>>();
   lastError: string | undefined;
 
   constructor(redis: RedisClient, log: Logger, where: string, unavailable: () => Error) {
@@ -410,6 +461,12 @@ class RedisBackend implements StoreBackend {
       prefix: `mock-idp:${realm}:`,
       badData: this.#badData,
       run: this.#run,
+      observe: async (seen: SharedVersion) => {
+        // Catching up is best effort: a store away now is the endpoint's to answer (503) if it needs it.
+        await this.#observers
+          .get(realm)?.(seen)
+          .catch(() => undefined);
+      },
     };
     return new RedisStateStore(parts, clock);
   }
@@ -421,6 +478,38 @@ class RedisBackend implements StoreBackend {
     valid: (value: string) => boolean,
   ): Promise<string> {
     const key = `mock-idp:${realm}:${name}`;
+    // A value made after start (the encryption key, made in the background; the EC key, on first use) may
+    // meet Redis away for a moment: tried again, with the value made once, rather than failing for good.
+    let made: Promise<string> | undefined;
+    const makeOnce = (): Promise<string> => (made ??= make());
+    let value: string | undefined;
+    for (let attempt = 1; value === undefined; attempt++) {
+      try {
+        value = await this.#share(key, name, makeOnce, valid);
+      } catch (err) {
+        // Only Redis is waited for: a value that cannot be made fails at once.
+        const makeFailed =
+          made !== undefined &&
+          (await made.then(
+            () => false,
+            () => true,
+          ));
+        if (makeFailed || attempt >= SHARE_ATTEMPTS) throw err;
+        await sleep(SHARE_RETRY_MS);
+      }
+    }
+    let values = this.#sharedValues.get(realm);
+    if (values === undefined) this.#sharedValues.set(realm, (values = new Map()));
+    values.set(key, value);
+    return value;
+  }
+
+  async #share(
+    key: string,
+    name: string,
+    make: () => Promise<string>,
+    valid: (value: string) => boolean,
+  ): Promise<string> {
     const existing = await this.#redis.get(key);
     if (existing !== null && valid(existing)) return existing;
     const value = await make();
@@ -435,18 +524,31 @@ class RedisBackend implements StoreBackend {
     return winner !== null && valid(winner) ? winner : value;
   }
 
+  /** The connection is back: whoever listens checks the store did not come back empty. */
+  reconnected(): void {
+    for (const listener of this.#reconnected) listener();
+  }
+
   sharedQa = (realm: string): SharedQaState => {
-    const hash = `mock-idp:${realm}:qa`;
-    const version = `mock-idp:${realm}:qa-version`;
-    const clients = `mock-idp:${realm}:clients`;
+    const prefix = `mock-idp:${realm}:`;
+    const hash = `${prefix}qa`;
+    const version = versionKey(prefix);
+    const marker = markerKey(prefix);
+    const clients = `${prefix}clients`;
     return {
-      version: () => this.#run(() => this.#redis.get(version)),
+      version: () =>
+        this.#run(async () => {
+          const [v, m] = await this.#redis.mget(version, marker);
+          return { version: v ?? null, marker: m ?? null };
+        }),
       read: () => this.#run(() => this.#redis.hgetall(hash)),
       write: (kind, value) =>
         this.#run(async () => {
           const multi = this.#redis.multi().hset(hash, kind, value);
           if (kind === 'fixtures') multi.del(clients);
-          await multi.incr(version).exec();
+          const results = await multi.incr(version).exec();
+          const made = results?.[results.length - 1]?.[1];
+          return { version: typeof made === 'number' ? made : Number.NaN };
         }),
       clients: () => this.#run(() => this.#redis.hgetall(clients)),
       addClient: (id, record) =>
@@ -459,11 +561,51 @@ class RedisBackend implements StoreBackend {
           const results = await this.#redis.multi().hdel(clients, id).incr(version).exec();
           return results?.[0]?.[1] === 1;
         }),
+      onObserved: (listener) => {
+        this.#observers.set(realm, listener);
+      },
+      onReconnect: (listener) => {
+        this.#reconnected.push(listener);
+      },
+      mark: (id) =>
+        this.#run(async () => {
+          await this.#redis.set(marker, id, 'NX');
+        }),
+      reseed: (seed) =>
+        this.#run(async () => {
+          const shared = [...(this.#sharedValues.get(realm) ?? new Map<string, string>())];
+          const pairs = (record: Record<string, string>): string[] => [
+            String(Object.keys(record).length),
+            ...Object.entries(record).flat(),
+          ];
+          const done = await this.#redis.eval(
+            RESEED_SCRIPT,
+            4 + shared.length,
+            marker,
+            version,
+            hash,
+            clients,
+            ...shared.map(([key]) => key),
+            seed.marker,
+            seed.version,
+            ...pairs(seed.qa),
+            ...pairs(seed.clients),
+            ...shared.map(([, value]) => value),
+          );
+          return done === 1;
+        }),
+      setDown: (reason) => {
+        if (reason === undefined) this.#down.delete(realm);
+        else this.#down.set(realm, reason);
+      },
     };
   };
 
   health(): StoreHealth {
-    if (this.#redis.status === 'ready') return { ok: true };
+    if (this.#redis.status === 'ready') {
+      const [reason] = this.#down.values();
+      return reason === undefined ? { ok: true } : { ok: false, reason };
+    }
     return {
       ok: false,
       reason: `Redis at ${this.#where} is unavailable (${this.#redis.status}${this.lastError !== undefined ? `: ${this.lastError}` : ''})`,
@@ -515,6 +657,7 @@ export async function openRedisBackend(
     if (down) log.warn(`mock-idp: the store at ${where} is back`);
     down = false;
     backend.lastError = undefined;
+    backend.reconnected();
   });
   try {
     await redis.connect();
