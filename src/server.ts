@@ -367,6 +367,10 @@ export async function serveMockIdp(
     await backend.close();
     throw err;
   }
+  // What a Keycloak realm file asks for and cannot be honoured: said once, at start.
+  for (const realm of realms)
+    for (const line of realm.keycloak?.unsupported ?? [])
+      log.warn(`${realm.source}: not supported, ignored: ${line}`);
   const early =
     onListening !== undefined &&
     backend.kind === 'memory' &&

@@ -8,6 +8,7 @@ import {
   type Grant,
   type Stamp,
 } from '../tokens/claims.js';
+import { keycloakScope } from '../tokens/keycloak-claims.js';
 import { halfHash, signHs256, signRs256 } from '../tokens/sign.js';
 
 export interface TokenResponse {
@@ -77,7 +78,10 @@ export async function issueTokenSet(
     ...(id_token !== undefined ? { id_token } : {}),
     'not-before-policy': tokens.notBeforePolicy,
     ...(tokens.sessionStateInResponse ? { session_state: grant.sessionId } : {}),
-    scope: grant.scopes.join(' '),
+    scope:
+      p.realm.keycloak !== undefined
+        ? keycloakScope(p.realm.keycloak, grant.client, grant.scopes)
+        : grant.scopes.join(' '),
     sid: grant.sessionId,
     ...(proof !== undefined ? { [p.realm.brand.proof]: proof } : {}),
   };

@@ -1,5 +1,6 @@
 // Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
+import { keycloakAudience, keycloakScope } from './keycloak-claims.js';
 import { releasedClaims } from './placement.js';
 import { acrOf, addVersionClaims, amrOf, type ApiVersion, type Method } from './versions.js';
 
@@ -49,11 +50,17 @@ interface Derived {
 }
 
 function derivedOf(realm: Realm, grant: Grant): Derived {
-  return { access: accessOf(realm, grant), scope: grant.scopes.join(' '), released: new Map() };
+  const kc = realm.keycloak;
+  const scope = kc !== undefined ? keycloakScope(kc, grant.client, grant.scopes) : grant.scopes.join(' ');
+  return { access: accessOf(realm, grant), scope, released: new Map() };
 }
 
 /** realm_access, resource_access and the audiences of a grant. */
 function accessOf(realm: Realm, grant: Grant): Access {
+  // A Keycloak realm's roles are claims of its `roles` scope's mappers, its audiences the mappers' too.
+  const kc = realm.keycloak;
+  if (kc !== undefined)
+    return { aud: keycloakAudience({ ...grant, kc }), realmRoles: [], resourceAccess: {} };
   // Keyed by client ids from the fixtures: a Map, so an id like "constructor" is data, not Object.prototype.
   const byResource = new Map<string, string[]>();
   const add = (resource: string, roles: readonly string[]): void => {
@@ -96,7 +103,10 @@ function released(
   let claims = derived.released.get(key);
   if (claims === undefined) {
     claims = Object.freeze(
-      releasedClaims({ realm, subject: grant.subject, scopes: grant.scopes, nninEligible }, target),
+      releasedClaims(
+        { realm, subject: grant.subject, scopes: grant.scopes, nninEligible, client: grant.client },
+        target,
+      ),
     );
     derived.released.set(key, claims);
   }
@@ -125,6 +135,8 @@ interface TokenExtras {
   add(out: Claims): void;
   /** Whether the interface version's extras apply (access, ID and refresh tokens). */
   versioned: boolean;
+  /** Whether `session_state` is written (Keycloak 26 writes only `sid`). */
+  sessionState: boolean;
 }
 
 /**
@@ -142,7 +154,7 @@ function skeleton(grant: Grant, stamp: Stamp, extras: TokenExtras): Claims {
   out['azp'] = grant.client.id;
   if (grant.nonce !== undefined) out['nonce'] = grant.nonce;
   // As Keycloak writes it: the user session's id, the same value as sid.
-  out['session_state'] = grant.sessionId;
+  if (extras.sessionState) out['session_state'] = grant.sessionId;
   extras.add(out);
   out['sid'] = grant.sessionId;
   if (extras.versioned) addVersionClaims(out, grant.apiVersion);
@@ -157,6 +169,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
     typ: 'Bearer',
     authTime: true,
     versioned: true,
+    sessionState: realm.keycloak === undefined,
     aud: aud.length === 1 ? aud[0] : aud.length > 1 ? aud : undefined,
     add(claims) {
       addAuthLevel(claims, grant, realm.brand.word);
@@ -179,6 +192,7 @@ export function buildIdClaims(
     typ: 'ID',
     authTime: true,
     versioned: true,
+    sessionState: realm.keycloak === undefined,
     aud: grant.client.id,
     add(claims) {
       if (hashes.atHash !== undefined) claims['at_hash'] = hashes.atHash;
@@ -196,6 +210,7 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
     typ: grant.scopes.includes('offline_access') ? 'Offline' : 'Refresh',
     authTime: false,
     versioned: true,
+    sessionState: realm.keycloak === undefined,
     aud: stamp.issuer,
     add(claims) {
       // The method acr_values picked, so that a refresh signs in at the same level.
@@ -213,6 +228,7 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
     typ: 'Proof',
     authTime: true,
     versioned: false,
+    sessionState: realm.keycloak === undefined,
     aud: grant.client.id,
     add(claims) {
       addAuthLevel(claims, grant, realm.brand.word);

@@ -37,7 +37,7 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
     const client = azp !== undefined ? p.realm.clients.get(azp) : undefined;
     const scopes = typeof claims['scope'] === 'string' ? claims['scope'].split(' ') : [];
     const released = releasedClaims(
-      { realm: p.realm, subject: entry.subject, scopes, nninEligible: client?.nninEligible ?? false },
+      { realm: p.realm, subject: entry.subject, scopes, nninEligible: client?.nninEligible ?? false, client },
       'userinfo',
     );
     const body = {

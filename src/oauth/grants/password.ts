@@ -25,10 +25,13 @@ export async function grantPassword(
     );
   const username = params.require('username');
   const password = params.require('password');
-  const user = p.realm.users.get(username);
+  // A Keycloak realm stores usernames lower-case, and so finds them whatever their case.
+  const user = p.realm.users.get(p.realm.keycloak !== undefined ? username.toLowerCase() : username);
   // As Keycloak: 401 invalid_grant, the same for an unknown user, a wrong password and a user without one.
   if (user === undefined || !samePassword(password, user.password))
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
+  if (p.realm.keycloak?.users.get(user.username)?.enabled === false)
+    throw new OAuthError('invalid_grant', 'Account disabled', 400);
   const apiVersion = configuredVersion(p.realm, client);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
   const now = p.clock.nowSeconds();
