@@ -1,6 +1,7 @@
 // grant_type=password (Keycloak's direct access grants): a fixture user's username and password, for a
 // client that lists the grant. Wrong, unknown and password-less users get one answer (no enumeration).
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { matchesHash } from '../../fixtures/keycloak/credentials.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
@@ -13,6 +14,12 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 /** Compared as digests: constant time whatever the lengths. */
 function samePassword(given: string, expected: string | undefined): boolean {
   return expected !== undefined && timingSafeEqual(digest(given), digest(expected));
+}
+
+/** A Keycloak export's user: the password checked against the hash the export holds. */
+function matchesStoredHash(p: RealmContext, username: string, password: string): boolean {
+  const hash = p.realm.keycloak?.users.get(username)?.passwordHash;
+  return hash !== undefined && matchesHash(password, hash);
 }
 
 export async function grantPassword(
@@ -28,7 +35,10 @@ export async function grantPassword(
   // A Keycloak realm stores usernames lower-case, and so finds them whatever their case.
   const user = p.realm.users.get(p.realm.keycloak !== undefined ? username.toLowerCase() : username);
   // As Keycloak: 401 invalid_grant, the same for an unknown user, a wrong password and a user without one.
-  if (user === undefined || !samePassword(password, user.password))
+  if (
+    user === undefined ||
+    !(samePassword(password, user.password) || matchesStoredHash(p, user.username, password))
+  )
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
   if (p.realm.keycloak?.users.get(user.username)?.enabled === false)
     throw new OAuthError('invalid_grant', 'Account disabled', 400);
