@@ -271,6 +271,13 @@ describe('a Keycloak realm JSON', () => {
     const { claims } = await verifyToken(idp, tokens.access_token);
     expect(rolesOf(claims).realm).toContain('admin');
 
+    // A refresh keeps the scopes, the roles and the mappers' claims.
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token as string);
+    const again = (await verifyToken(idp, refreshed.access_token)).claims;
+    expect(again['scope']).toBe('openid profile email phone');
+    expect(rolesOf(again)).toEqual(rolesOf(claims));
+    expect(again['tenant']).toBe('acme');
+
     const withoutPkce = await fetch(
       client.buildAuthorizationUrl(config, {
         redirect_uri: 'http://localhost:3000/callback',
