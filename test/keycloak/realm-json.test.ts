@@ -303,6 +303,20 @@ describe('a Keycloak realm JSON', () => {
     expect(answer.json).toEqual({ error, error_description: description });
   });
 
+  it("shows a disabled user the login page with Keycloak's words, not a code", async () => {
+    const url = new URL(idp.endpoints.auth);
+    url.search = new URLSearchParams({
+      client_id: 'spa',
+      redirect_uri: 'http://localhost:5173/callback',
+      response_type: 'code',
+      scope: 'openid',
+      login_hint: 'carol',
+    }).toString();
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('Account is disabled, contact your admin.');
+  });
+
   it('lets the public client use the password grant without a secret', async () => {
     const tokens = await passwordTokens('spa', 'bob', 'bob-pw');
     const { claims } = await verifyToken(idp, tokens.access_token);
