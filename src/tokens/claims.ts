@@ -1,6 +1,6 @@
 // Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
-import { keycloakAudience, keycloakScope } from './keycloak-claims.js';
+import { keycloakAudience, keycloakIdAudience, keycloakScope } from './keycloak-claims.js';
 import { releasedClaims } from './placement.js';
 import { acrOf, addVersionClaims, amrOf, type ApiVersion, type Method } from './versions.js';
 
@@ -188,12 +188,14 @@ export function buildIdClaims(
   stamp: Stamp,
   hashes: { atHash?: string; cHash?: string; sHash?: string },
 ): Claims {
+  const kc = realm.keycloak;
+  const extraAud = kc !== undefined ? keycloakIdAudience({ ...grant, kc }) : [];
   const out = skeleton(grant, stamp, {
     typ: 'ID',
     authTime: true,
     versioned: true,
-    sessionState: realm.keycloak === undefined,
-    aud: grant.client.id,
+    sessionState: kc === undefined,
+    aud: extraAud.length > 0 ? [grant.client.id, ...extraAud] : grant.client.id,
     add(claims) {
       if (hashes.atHash !== undefined) claims['at_hash'] = hashes.atHash;
       if (hashes.cHash !== undefined) claims['c_hash'] = hashes.cHash;

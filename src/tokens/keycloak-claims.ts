@@ -139,6 +139,17 @@ export function keycloakAudience(view: KeycloakView & { client: Client }): strin
   return aud;
 }
 
+/** The ID token's audiences besides the client: those of audience mappers that write into the ID token. */
+export function keycloakIdAudience(view: KeycloakView): string[] {
+  const aud: string[] = [];
+  for (const m of mappersOf(view)) {
+    if (m.type !== 'oidc-audience-mapper' || !writesInto(m, 'id')) continue;
+    const a = m.config.get('included.client.audience') || m.config.get('included.custom.audience');
+    if (a !== undefined && a !== '' && !aud.includes(a) && a !== view.client?.id) aud.push(a);
+  }
+  return aud;
+}
+
 /** A claim path split at unescaped dots (`a.b` nests, `a\.b` is one name). */
 function claimPath(name: string): string[] {
   const parts: string[] = [];

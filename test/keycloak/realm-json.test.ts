@@ -322,6 +322,10 @@ describe('a Keycloak realm JSON', () => {
     const { claims } = await verifyToken(idp, tokens.access_token);
     expect(claims['azp']).toBe('spa');
     expect(claims['allowed-origins']).toEqual(['http://localhost:5173']);
+    // An audience mapper that writes into the ID token only.
+    expect(claims['aud']).not.toContain('spa-backend');
+    const { claims: id } = await verifyToken(idp, tokens.id_token as string, 'spa');
+    expect(id['aud']).toEqual(['spa', 'spa-backend']);
   });
 
   it('reads post.logout.redirect.uris (## separated) as the client logout redirect URIs', () => {
