@@ -8,6 +8,7 @@ import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fix
 import { FixturesError } from './fixtures/errors.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
+import type { KeycloakRealmInput } from './fixtures/keycloak/schema.js';
 import { createApp } from './http/app.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { buildProvider } from './realm/build.js';
@@ -29,8 +30,8 @@ import { refuseUnknownOptions } from './unknown-options.js';
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
 
-/** A fixtures file path, or fixtures as an object. */
-type FixturesSource = string | FixturesInput;
+/** A fixtures file path, or fixtures as an object (mock-idp's format, or a Keycloak realm representation). */
+type FixturesSource = string | FixturesInput | KeycloakRealmInput;
 
 export interface MockIdpOptions {
   /**
@@ -393,6 +394,10 @@ export async function serveMockIdp(
     await backend.close();
     throw err;
   }
+  // What a Keycloak realm file asks for and cannot be honoured: said once, at start.
+  for (const realm of realms)
+    for (const line of realm.keycloak?.unsupported ?? [])
+      log.warn(`${realm.source}: not supported, ignored: ${line}`);
   const early =
     onListening !== undefined &&
     backend.kind === 'memory' &&

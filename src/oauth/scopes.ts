@@ -24,6 +24,8 @@ export function grantScopes(realm: Realm, client: Client, requested: string[]): 
 /** Scopes of a client_credentials request: the requested ones, or the client's default scopes. */
 export function clientCredentialsScopes(realm: Realm, client: Client, requested: string[]): string[] {
   if (requested.length > 0) return grantScopes(realm, client, requested);
+  // A Keycloak realm's client gets its default client scopes whatever it asks for, and the optional ones only when asked.
+  if (realm.keycloak !== undefined) return [];
   return client.scopes.filter((s) => !NOT_DEFAULT.has(s) && s !== realm.brand.proof && realm.scopes.has(s));
 }
 

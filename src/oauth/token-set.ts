@@ -8,6 +8,7 @@ import {
   type Grant,
   type Stamp,
 } from '../tokens/claims.js';
+import { keycloakScope } from '../tokens/keycloak-claims.js';
 import { accessTokenHeader, halfHash, signFor, signHs256 } from '../tokens/sign.js';
 import { issuesProof, tokenTypeOf } from '../tokens/versions.js';
 
@@ -92,7 +93,10 @@ export async function issueTokenSet(
     ...(id_token !== undefined ? { id_token } : {}),
     'not-before-policy': tokens.notBeforePolicy,
     ...(tokens.sessionStateInResponse ? { session_state: grant.sessionId } : {}),
-    scope: grant.scopes.join(' '),
+    scope:
+      p.realm.keycloak !== undefined
+        ? keycloakScope(p.realm.keycloak, grant.client, grant.scopes)
+        : grant.scopes.join(' '),
     sid: grant.sessionId,
     ...(proof !== undefined ? { [p.realm.brand.proof]: proof } : {}),
     ...(options.issuedTokenType !== undefined ? { issued_token_type: options.issuedTokenType } : {}),

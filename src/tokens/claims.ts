@@ -1,5 +1,6 @@
 // Pure claim builders per token type. No HTTP, no clock reads: times and ids come in as arguments.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
+import { keycloakAudience, keycloakIdAudience, keycloakScope } from './keycloak-claims.js';
 import { releasedClaims } from './placement.js';
 import { acrOf, addVersionClaims, amrOf, leavesOut, type ApiVersion, type Method } from './versions.js';
 
@@ -51,11 +52,17 @@ interface Derived {
 }
 
 function derivedOf(realm: Realm, grant: Grant): Derived {
-  return { access: accessOf(realm, grant), scope: grant.scopes.join(' '), released: new Map() };
+  const kc = realm.keycloak;
+  const scope = kc !== undefined ? keycloakScope(kc, grant.client, grant.scopes) : grant.scopes.join(' ');
+  return { access: accessOf(realm, grant), scope, released: new Map() };
 }
 
 /** realm_access, resource_access and the audiences of a grant. */
 function accessOf(realm: Realm, grant: Grant): Access {
+  // A Keycloak realm's roles are claims of its `roles` scope's mappers, its audiences the mappers' too.
+  const kc = realm.keycloak;
+  if (kc !== undefined)
+    return { aud: keycloakAudience({ ...grant, kc }), realmRoles: [], resourceAccess: {} };
   // Keyed by client ids from the fixtures: a Map, so an id like "constructor" is data, not Object.prototype.
   const byResource = new Map<string, string[]>();
   const add = (resource: string, roles: readonly string[]): void => {
@@ -99,7 +106,14 @@ function released(
   if (claims === undefined) {
     claims = Object.freeze(
       releasedClaims(
-        { realm, subject: grant.subject, scopes: grant.scopes, nninEligible, apiVersion: grant.apiVersion },
+        {
+          realm,
+          subject: grant.subject,
+          scopes: grant.scopes,
+          nninEligible,
+          apiVersion: grant.apiVersion,
+          client: grant.client,
+        },
         target,
       ),
     );
@@ -132,6 +146,8 @@ interface TokenExtras {
   add(out: Claims): void;
   /** Whether the interface version's extras apply (access, ID and refresh tokens). */
   versioned: boolean;
+  /** Whether `session_state` is written (Keycloak 26 writes only `sid`). */
+  sessionState: boolean;
 }
 
 /**
@@ -150,7 +166,8 @@ function skeleton(grant: Grant, stamp: Stamp, extras: TokenExtras): Claims {
   const version = grant.apiVersion;
   if (grant.nonce !== undefined && !leavesOut(version, extras.target, 'nonce')) out['nonce'] = grant.nonce;
   // As Keycloak writes it: the user session's id, the same value as sid.
-  if (!leavesOut(version, extras.target, 'session_state')) out['session_state'] = grant.sessionId;
+  if (extras.sessionState && !leavesOut(version, extras.target, 'session_state'))
+    out['session_state'] = grant.sessionId;
   extras.add(out);
   out['sid'] = grant.sessionId;
   if (extras.versioned) addVersionClaims(out, grant.apiVersion);
@@ -166,6 +183,7 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
     target: 'access',
     authTime: true,
     versioned: true,
+    sessionState: realm.keycloak === undefined,
     aud: aud.length === 1 ? aud[0] : aud.length > 1 ? aud : undefined,
     add(claims) {
       addAuthLevel(claims, grant, realm.brand.word);
@@ -184,12 +202,15 @@ export function buildIdClaims(
   stamp: Stamp,
   hashes: { atHash?: string; cHash?: string; sHash?: string },
 ): Claims {
+  const kc = realm.keycloak;
+  const extraAud = kc !== undefined ? keycloakIdAudience({ ...grant, kc }) : [];
   const out = skeleton(grant, stamp, {
     typ: 'ID',
     target: 'id',
     authTime: true,
     versioned: true,
-    aud: grant.client.id,
+    sessionState: kc === undefined,
+    aud: extraAud.length > 0 ? [grant.client.id, ...extraAud] : grant.client.id,
     add(claims) {
       if (hashes.atHash !== undefined) claims['at_hash'] = hashes.atHash;
       if (hashes.cHash !== undefined) claims['c_hash'] = hashes.cHash;
@@ -207,6 +228,7 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
     target: 'refresh',
     authTime: false,
     versioned: true,
+    sessionState: realm.keycloak === undefined,
     aud: stamp.issuer,
     add(claims) {
       // The method acr_values picked, so that a refresh signs in at the same level.
@@ -225,6 +247,7 @@ export function buildProofClaims(realm: Realm, grant: Grant, stamp: Stamp): Clai
     target: 'proof',
     authTime: true,
     versioned: false,
+    sessionState: realm.keycloak === undefined,
     aud: grant.client.id,
     add(claims) {
       addAuthLevel(claims, grant, realm.brand.word);

@@ -1,5 +1,6 @@
 // Which user claim goes into which token: the interface document's "Appears in" column.
-import type { Realm, Subject } from '../fixtures/realm.js';
+import type { Client, Realm, Subject } from '../fixtures/realm.js';
+import { keycloakClaims } from './keycloak-claims.js';
 import { leavesOut, type ApiVersion } from './versions.js';
 
 type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
@@ -58,10 +59,14 @@ interface ReleaseContext {
   nninEligible: boolean;
   /** The interface version of the sign-in: version 4 releases fewer claims. Absent: 1. */
   apiVersion?: ApiVersion | undefined;
+  /** The client the claims are for: a Keycloak realm's claims come from its client scopes and mappers. */
+  client?: Client | undefined;
 }
 
 /** The subject's claims released into `target`, honouring scope gates and nnin eligibility. */
 export function releasedClaims(ctx: ReleaseContext, target: ClaimTarget): Record<string, unknown> {
+  const kc = ctx.realm.keycloak;
+  if (kc !== undefined) return keycloakClaims({ ...ctx, kc }, target);
   const out: Record<string, unknown> = {};
   for (const [claim, value] of Object.entries(ctx.subject.claims)) {
     if (value === null || value === undefined || RESERVED.has(claim)) continue;

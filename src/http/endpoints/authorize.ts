@@ -211,7 +211,10 @@ async function authenticate(
   const current = await browserSession(p, req.headers.cookie);
   const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
   const hint = params.get('login_hint');
-  const hinted = hint !== undefined ? userByHint(p.realm, hint) : undefined;
+  const named = hint !== undefined ? userByHint(p.realm, hint) : undefined;
+  // A Keycloak realm's disabled user cannot sign in: the login page says so, as Keycloak's does.
+  const disabled = named !== undefined && p.realm.keycloak?.users.get(named.username)?.enabled === false;
+  const hinted = disabled ? undefined : named;
   if (hinted !== undefined && reusable?.username !== hinted.username) {
     // login_hint naming a user stands for that user's credentials: a real login.
     return { user: hinted, session: await signIn(p, request, hinted, current, issuer, now) };
@@ -237,7 +240,11 @@ async function authenticate(
     acrValues: request.acrValues,
     altsub: p.realm.brand.altsub,
     brand: p.realm.brand.word,
-    ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
+    ...(disabled
+      ? { notice: 'Account is disabled, contact your admin.' }
+      : hint !== undefined
+        ? { notice: `Unknown user "${hint}"` }
+        : {}),
   });
   return undefined;
 }

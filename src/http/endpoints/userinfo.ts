@@ -43,6 +43,7 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
         subject: entry.subject,
         scopes,
         nninEligible: client?.nninEligible ?? false,
+        client,
         // Userinfo follows the version of the sign-in the access token came from.
         apiVersion: versionOfClaims(claims) ?? 1,
       },

@@ -1,6 +1,7 @@
 // grant_type=password (Keycloak's direct access grants): a fixture user's username and password, for a
 // client that lists the grant. Wrong, unknown and password-less users get one answer (no enumeration).
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { matchesHash } from '../../fixtures/keycloak/credentials.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
@@ -16,6 +17,12 @@ function samePassword(given: string, expected: string | undefined): boolean {
   return expected !== undefined && timingSafeEqual(digest(given), digest(expected));
 }
 
+/** A Keycloak export's user: the password checked against the hash the export holds. */
+function matchesStoredHash(p: RealmContext, username: string, password: string): boolean {
+  const hash = p.realm.keycloak?.users.get(username)?.passwordHash;
+  return hash !== undefined && matchesHash(password, hash);
+}
+
 export async function grantPassword(
   p: RealmContext,
   { client, params, issuer }: GrantRequest,
@@ -26,10 +33,16 @@ export async function grantPassword(
     );
   const username = params.require('username');
   const password = params.require('password');
-  const user = p.realm.users.get(username);
+  // A Keycloak realm stores usernames lower-case, and so finds them whatever their case.
+  const user = p.realm.users.get(p.realm.keycloak !== undefined ? username.toLowerCase() : username);
   // As Keycloak: 401 invalid_grant, the same for an unknown user, a wrong password and a user without one.
-  if (user === undefined || !samePassword(password, user.password))
+  if (
+    user === undefined ||
+    !(samePassword(password, user.password) || matchesStoredHash(p, user.username, password))
+  )
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
+  if (p.realm.keycloak?.users.get(user.username)?.enabled === false)
+    throw new OAuthError('invalid_grant', 'Account disabled', 400);
   const apiVersion = configuredVersion(p.realm, client);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
   checkProofScope(p.realm, apiVersion, scopes);
