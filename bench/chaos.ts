@@ -11,6 +11,7 @@ import {
   exchange,
   field,
   introspect,
+  keyIds,
   refresh,
   revoke,
   type Answer,
@@ -39,7 +40,7 @@ const FAULTS: readonly FaultKind[] = ['kill', 'aof', 'empty', 'pause'];
 const FAULT_NAMES: Record<FaultKind, string> = {
   kill: '(a) replica kill -9, restart',
   aof: '(b) Redis restart, AOF',
-  empty: '(c) Redis restart, empty; then a replica restarted',
+  empty: '(c) Redis restart, empty, then replica 0 restarted',
   pause: '(d) Redis stopped 3 s',
 };
 
@@ -239,7 +240,6 @@ async function main(): Promise<number> {
     for (const kind of FAULTS) {
       const start = rel(performance.now());
       let replica: number | undefined;
-      let replicaRestarted: number | undefined;
       log(`fault ${FAULT_NAMES[kind]}`);
       if (kind === 'kill') {
         replica = 1 + (killed++ % (REPLICAS - 1));
@@ -252,16 +252,16 @@ async function main(): Promise<number> {
         await redis.stop();
         if (kind === 'empty') redis.empty();
         await redis.start();
-        // What an emptied Redis costs shows when a replica starts after it: one restarts (its own pick).
+        // What an emptied Redis costs shows when a replica starts after it: once the running replicas
+        // answer again, one of them is killed and started again.
         if (kind === 'empty') {
-          replicaRestarted = 0;
-          await restart(replicaRestarted, 0);
+          await recovery();
+          await restart(0, 0);
         }
       }
       const end = rel(performance.now());
       const recovered = await recovery();
       windows.push({ kind, ...(replica !== undefined ? { replica } : {}), start, end, recovered });
-      if (replicaRestarted !== undefined) log(`replica ${replicaRestarted} restarted after Redis`);
       log(
         Number.isFinite(recovered)
           ? `recovered ${recovered - end} ms after the fault ended`
@@ -273,11 +273,15 @@ async function main(): Promise<number> {
   stopping = true;
   await Promise.all(lanes);
   const endedAt = rel(performance.now());
-  return report(endedAt);
+  // One provider publishes one JWKS: replicas that disagree on their keys refuse each other's tokens.
+  const kids = await Promise.all(bases.map((b) => keyIds(b)));
+  const jwks = new Set(kids.map((k) => k.join(' ')));
+  const keys = `JWKS at the end: ${jwks.size === 1 ? 'the same at every replica' : 'different'} (${kids.map((k, i) => `replica ${i}: ${k.join(', ')}`).join('; ')})`;
+  return report(endedAt, keys);
 }
 
 /** Prints the table and writes bench/results/chaos.json; returns the exit code. */
-function report(endedAt: number): number {
+function report(endedAt: number, keys: string): number {
   const phases: { name: string; from: number; to: number; w?: FaultWindow }[] = [];
   const first = windows[0]?.start ?? endedAt;
   phases.push({ name: 'steady load, no fault', from: 0, to: first });
@@ -325,6 +329,7 @@ function report(endedAt: number): number {
     console.log('\nwrong answers:');
     for (const [reason, count] of why.slice(0, 12)) console.log(`  ${count} × ${reason}`);
   }
+  console.log(`\n${keys}`);
   if (harnessErrors > 0) console.log(`\n${harnessErrors} errors in the load generator itself`);
   console.log(
     '\n"recovered after": from the end of the fault (replica started again, Redis started or resumed) until every replica answered a token request with 200.',
@@ -332,7 +337,7 @@ function report(endedAt: number): number {
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   writeFileSync(
     `${ROOT}bench/results/chaos.json`,
-    JSON.stringify({ date, short, windows, total, phases: rows }, null, 2) + '\n',
+    JSON.stringify({ date, short, windows, total, phases: rows, keys }, null, 2) + '\n',
   );
   const pass = chaosPasses(total, windows) && harnessErrors === 0;
   console.log(`\n${pass ? 'PASS' : 'FAIL'}: ${total.wrong} wrong answers of ${total.requests} requests`);

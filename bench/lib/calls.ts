@@ -108,8 +108,16 @@ export const introspect = (base: string, token: string): Promise<Answer> =>
 
 export const health = (base: string): Promise<Answer> => call(`${new URL(base).origin}/health`, {});
 
+/** The key ids a replica publishes in its JWKS, sorted. */
+export async function keyIds(base: string): Promise<string[]> {
+  const a = await call(`${base}/protocol/openid-connect/certs`, {});
+  const keys = a.json?.['keys'];
+  if (!Array.isArray(keys)) return [];
+  return keys.map((k: { kid?: unknown }) => String(k.kid)).sort();
+}
+
 /** GET on a path of the realm (`/mock/...`, `/.well-known/...`). */
-export const qa = (base: string, path: string): Promise<Answer> => call(`${base}${path}`, {});
+export const get = (base: string, path: string): Promise<Answer> => call(`${base}${path}`, {});
 
 /** A string field of the JSON answer. */
 export const field = (a: Answer, name: string): string | undefined => {

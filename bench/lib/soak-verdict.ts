@@ -18,41 +18,44 @@ export interface SoakSample {
 
 export interface SoakVerdict {
   pass: boolean;
-  /** RSS at the first sample of the last half and at the last sample, MiB, and the growth between them. */
-  halfRssMiB: number | null;
-  endRssMiB: number | null;
+  /** The highest RSS sampled in the first and in the last half of the run, MiB, and the growth between. */
+  firstHalfPeakMiB: number | null;
+  lastHalfPeakMiB: number | null;
   growth: number | null;
   reasons: string[];
 }
 
+const peak = (samples: readonly SoakSample[]): number => Math.max(...samples.map((s) => s.rssMiB));
+
 /**
- * Fails when RSS grew by more than `maxGrowth` (0.10: 10 %) from the first sample of the last half of the
- * run to the last sample, when any request was answered unexpectedly (a 5xx, a refusal of a fresh token),
- * or when the last half holds fewer than two samples (too short to judge).
+ * Fails when the highest RSS of the last half of the run is more than `maxGrowth` (0.10: 10 %) above the
+ * highest of the first half, when any request was answered unexpectedly (a 5xx, a refusal of a fresh
+ * token), or when a half holds fewer than two samples (too short to judge). Peaks, not single samples:
+ * RSS climbs while garbage waits for a major collection and falls after it, wherever that falls in the run;
+ * what leaks raises every peak.
  */
 export function soakVerdict(samples: readonly SoakSample[], durationS: number, maxGrowth = 0.1): SoakVerdict {
   const reasons: string[] = [];
+  const firstHalf = samples.filter((s) => s.t < durationS / 2);
   const lastHalf = samples.filter((s) => s.t >= durationS / 2);
-  const first = lastHalf[0];
-  const last = lastHalf[lastHalf.length - 1];
+  let first: number | null = null;
+  let last: number | null = null;
   let growth: number | null = null;
-  if (first === undefined || last === undefined || lastHalf.length < 2)
-    reasons.push(`too few samples in the last half of the run (${lastHalf.length}; at least 2)`);
+  if (firstHalf.length < 2 || lastHalf.length < 2)
+    reasons.push(
+      `too few samples to judge (${firstHalf.length} in the first half, ${lastHalf.length} in the last; at least 2 each)`,
+    );
   else {
-    growth = last.rssMiB / first.rssMiB - 1;
+    first = peak(firstHalf);
+    last = peak(lastHalf);
+    growth = last / first - 1;
     if (growth > maxGrowth)
       reasons.push(
-        `RSS grew by ${(growth * 100).toFixed(1)} % over the last half (${first.rssMiB} → ${last.rssMiB} MiB; at most ${maxGrowth * 100} %)`,
+        `RSS grew by ${(growth * 100).toFixed(1)} % over the last half (peak ${first} → ${last} MiB; at most ${maxGrowth * 100} %)`,
       );
   }
   const unexpected = samples.reduce((n, s) => n + s.unexpected, 0);
   if (unexpected > 0) reasons.push(`${unexpected} requests answered unexpectedly`);
   if (samples.reduce((n, s) => n + s.requests, 0) === 0) reasons.push('no request was answered');
-  return {
-    pass: reasons.length === 0,
-    halfRssMiB: first?.rssMiB ?? null,
-    endRssMiB: last?.rssMiB ?? null,
-    growth,
-    reasons,
-  };
+  return { pass: reasons.length === 0, firstHalfPeakMiB: first, lastHalfPeakMiB: last, growth, reasons };
 }
