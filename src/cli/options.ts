@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseInstant } from '../clock.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { RELATIVE_TIME } from '../qa/mint-request.js';
-import { API_VERSIONS, type ApiVersion } from '../tokens/versions.js';
+import { API_VERSIONS, METHODS, type ApiVersion, type Method } from '../tokens/versions.js';
 import { MAX_USERS } from '../users/generate.js';
 import { normaliseRelativePath } from '../realm/paths.js';
 import { BRAND_WORD, BRAND_WORD_RULE } from '../fixtures/schema.js';
@@ -115,6 +115,15 @@ export function parseUserCount(value: string): number {
 export function parseBrand(value: string): string {
   if (!BRAND_WORD.test(value)) throw new InvalidArgumentError(`${BRAND_WORD_RULE}.`);
   return value;
+}
+
+/** `users --methods`: sign-in methods, comma-separated, each once (`bid,bis`). */
+export function parseMethods(value: string): Method[] {
+  const methods = value.split(',').map((m) => m.trim());
+  const known = (m: string): m is Method => (METHODS as readonly string[]).includes(m);
+  if (methods.length === 0 || !methods.every(known) || new Set(methods).size !== methods.length)
+    throw new InvalidArgumentError(`comma-separated methods, each once, of: ${METHODS.join(', ')}.`);
+  return methods;
 }
 
 /** `--seed`: any non-empty text (as the fixtures' `seed`). */

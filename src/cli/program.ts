@@ -20,6 +20,7 @@ import {
   parseTokenTime,
   parseRelativePath,
   parseBrand,
+  parseMethods,
   parseUrl,
   parseSeed,
   parseUserCount,
@@ -249,6 +250,11 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       parseSeed,
     )
     .option('--brand <word>', "the fixtures' brand: names the altsub claim and the acr values", parseBrand)
+    .option(
+      '--methods <list>',
+      'the sign-in methods each user may use, comma-separated: bid, bis (default: not written, so both)',
+      parseMethods,
+    )
     .action(async (options: UsersOptions) => {
       await users(options, io.output);
     });

@@ -3,6 +3,7 @@
 import { CliError } from './cli-error.js';
 import { syntheticUsers } from '../users/generate.js';
 import { userYaml } from '../users/yaml.js';
+import type { Method } from '../fixtures/versions.js';
 
 export interface UsersOptions {
   /** how many users, 1 to 1,000,000 */
@@ -11,6 +12,8 @@ export interface UsersOptions {
   seed?: string;
   /** the fixtures' brand the users are written for (`{brand}_altsub`, `urn:{brand}:bid`); default `idp` */
   brand?: string;
+  /** the sign-in methods every user may use (`users.{u}.methods`); default: none written (every method) */
+  methods?: Method[];
 }
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -40,7 +43,7 @@ export async function users(options: UsersOptions, out: NodeJS.WritableStream): 
       chunk = Buffer.allocUnsafe(CHUNK_BYTES);
       used = 0;
     }
-    used += chunk.write(userYaml(user, options.brand), used);
+    used += chunk.write(userYaml(user, options.brand, options.methods), used);
   }
   await write(chunk.subarray(0, used));
 }

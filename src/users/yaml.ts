@@ -30,7 +30,7 @@ const quoted = (value: string): string => `'${value.includes("'") ? value.replac
 const digits = (value: string): string => `'${value}'`;
 
 /** One user as an entry of a `users:` map (indented two spaces), ending with a newline. */
-export function userYaml(user: SyntheticUser, brand = 'idp'): string {
+export function userYaml(user: SyntheticUser, brand = 'idp', methods?: readonly string[]): string {
   const c = user.claims;
   const cert = c.additionalCertInfo;
   const s = cached;
@@ -63,5 +63,5 @@ export function userYaml(user: SyntheticUser, brand = 'idp'): string {
         versionNumber: ${s(cert.versionNumber)}
         subjectName: ${quoted(cert.subjectName)}
     realmRoles: [${user.realmRoles.map(s).join(', ')}]
-`;
+${methods !== undefined ? `    methods: [${methods.join(', ')}]\n` : ''}`;
 }

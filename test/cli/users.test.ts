@@ -10,6 +10,9 @@ import { syntheticUsers, type SyntheticUser } from '../../src/users/generate.js'
 import { givenNames } from '../../src/users/names.js';
 import { tempDir } from '../helpers/files.js';
 import { BIN, ensureBuilt, ROOT, runBin } from '../helpers/cli.js';
+import { authorizeRedirect, exchangeCode } from '../helpers/flows.js';
+import { decode } from '../helpers/jwt.js';
+import { startIdp } from '../helpers/server.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -199,6 +202,35 @@ describe('--brand', () => {
   });
 });
 
+describe('--methods', () => {
+  it("writes each user's methods; the server then signs them in with the one they may use", async () => {
+    const [plain, withMethods] = await Promise.all([
+      runBin(['users', '--count', '5', '--seed', 'methods']),
+      runBin(['users', '--count', '5', '--seed', 'methods', '--methods', 'bis']),
+    ]);
+    expect(withMethods.code, withMethods.stderr).toBe(0);
+    const users = (parse(withMethods.stdout) as { users: Record<string, { methods?: string[] }> }).users;
+    expect(Object.values(users).map((u) => u.methods)).toEqual(Array(5).fill(['bis']));
+    // The same users otherwise, byte for byte.
+    expect(withMethods.stdout.replaceAll('    methods: [bis]\n', '')).toBe(plain.stdout);
+
+    const file = join(dir, 'methods-users.yaml');
+    const clients =
+      'clients:\n  teller-web:\n    secret: teller-pass-7\n    redirectUris: [http://app.fjord.test/cb]\n';
+    writeFileSync(file, `${clients}${withMethods.stdout}`);
+    const idp = await startIdp({ fixtures: file });
+    try {
+      const user = Object.keys(users)[0] as string;
+      const params = await authorizeRedirect(idp, { user, extra: { acr_values: 'urn:idp:bid urn:idp:bis' } });
+      const answer = await exchangeCode(idp, params.get('code') as string);
+      expect(answer.status, answer.text).toBe(200);
+      expect(decode(answer.json.access_token).claims).toMatchObject({ acr: 'urn:idp:bis;LOA=3', amr: 'BIS' });
+    } finally {
+      await idp.close();
+    }
+  });
+});
+
 describe('bad input is a usage error (exit 2)', () => {
   it.each([
     [['--count', '0'], 'a whole number from 1 to 1000000'],
@@ -212,6 +244,8 @@ describe('bad input is a usage error (exit 2)', () => {
     [['--count', '3', '--seed', ''], 'a non-empty text'],
     [['--count', '3', '--cuont', '4'], "unknown option '--cuont'"],
     [['--count', '3', '--brand', 'ACME'], 'a brand word is lower-case letters, digits or "-" (at most 32).'],
+    [['--count', '3', '--methods', 'bid,pin'], 'comma-separated methods, each once, of: bid, bis.'],
+    [['--count', '3', '--methods', 'bis,bis'], 'comma-separated methods, each once, of: bid, bis.'],
   ])('mock-idp users %j', async (args, message) => {
     const result = await runBin(['users', ...args]);
     expect(result.code).toBe(2);
