@@ -51,6 +51,7 @@ const CODES: Record<MockIdpErrorCode, true> = {
   KEY_UNREADABLE: true,
   MINT_FAILED: true,
   QA_FAILED: true,
+  TESTCONTAINERS_MISSING: true,
 };
 
 export function isMockIdpError(err: unknown): err is MockIdpError {

@@ -13,7 +13,14 @@ export {
 export type { JournalRecord } from './store/journal.js';
 export { TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
 export type { TokenResponse } from './oauth/token-set.js';
-export type { MintRequest, MintedToken, MintTokenType, MintSignature } from './qa/mint-request.js';
+export type {
+  MintRequest,
+  MintedToken,
+  MintedTokenClaims,
+  MintedTokenHeader,
+  MintTokenType,
+  MintSignature,
+} from './qa/mint-request.js';
 export type { FaultSpec } from './qa/fault-spec.js';
 export type { PendingFault } from './store/faults.js';
 export { FixturesError, type FixtureProblem } from './fixtures/errors.js';

@@ -1,12 +1,13 @@
 // The npm package: ships what runs (built JS, types, fixtures, schema, README, LICENSE)
 // and nothing else; its public types need no @types package of an internal dependency.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT } from './helpers/cli.js';
+import { tempDir } from './helpers/files.js';
 
 const exec = promisify(execFile);
 let files: string[] = [];
@@ -73,6 +74,40 @@ describe('public types', () => {
     expect(reached.size).toBeGreaterThan(3);
     const leaks = [...reached].filter(([, text]) => /from 'express'/.test(text));
     expect(leaks.map(([file]) => file)).toEqual([]);
+  });
+});
+
+describe('mock-idp/testcontainers in a project without testcontainers', () => {
+  // A project whose node_modules holds mock-idp and every dependency but the optional peer.
+  const project = tempDir();
+  beforeAll(() => {
+    const modules = join(project.dir, 'node_modules');
+    const self = join(modules, 'mock-idp');
+    mkdirSync(self, { recursive: true });
+    for (const part of ['package.json', 'bin', 'dist', 'fixtures'])
+      cpSync(join(ROOT, part), join(self, part), { recursive: true });
+    for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+      if (name === 'testcontainers' || name.startsWith('.')) continue;
+      symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
+    }
+    return project.remove;
+  });
+
+  it.each([
+    [
+      'import',
+      "import('mock-idp/testcontainers').then(() => console.log('loaded'), (e) => console.log(e.code, e.message))",
+    ],
+    [
+      'require',
+      "try { require('mock-idp/testcontainers'); console.log('loaded') } catch (e) { console.log(e.code, e.message) }",
+    ],
+  ])('%s names the package to install', async (_, script) => {
+    const { stdout } = await exec(process.execPath, ['-e', script], { cwd: project.dir });
+    expect(stdout).toContain(
+      "TESTCONTAINERS_MISSING mock-idp/testcontainers needs the package 'testcontainers'",
+    );
+    expect(stdout).toContain('npm i -D testcontainers');
   });
 });
 

@@ -88,9 +88,41 @@ export interface MintRequest {
   apiVersion?: ApiVersion;
 }
 
+/** A minted token's decoded JOSE header. */
+export interface MintedTokenHeader {
+  /** `RS256` or `ES256`; `none` for `signature: "none"`. */
+  alg: string;
+  kid?: string;
+  /** `JWT`, `at+jwt`, `logout+jwt`, … */
+  typ?: string;
+  [parameter: string]: unknown;
+}
+
+/**
+ * A minted token's decoded claims: the registered ones typed as mock-idp writes them (a `claims` override
+ * may put any JSON value in their place), every other claim `unknown`.
+ */
+export interface MintedTokenClaims {
+  iss?: string;
+  sub?: string;
+  aud?: string | string[];
+  /** Epoch seconds on the mock clock. */
+  exp?: number;
+  iat?: number;
+  nbf?: number;
+  auth_time?: number;
+  jti?: string;
+  azp?: string;
+  typ?: string;
+  scope?: string;
+  nonce?: string;
+  sid?: string;
+  [claim: string]: unknown;
+}
+
 /** A minted token with its decoded header and claims. */
 export interface MintedToken {
   token: string;
-  header: Record<string, unknown>;
-  claims: Record<string, unknown>;
+  header: MintedTokenHeader;
+  claims: MintedTokenClaims;
 }

@@ -16,7 +16,14 @@ import {
 } from '../tokens/claims.js';
 import { issuesProof } from '../tokens/versions.js';
 import { parseBody } from './body.js';
-import { mintRequestSchema, resolveTime, type MintedToken, type MintTokenType } from './mint-request.js';
+import {
+  mintRequestSchema,
+  resolveTime,
+  type MintedToken,
+  type MintedTokenClaims,
+  type MintedTokenHeader,
+  type MintTokenType,
+} from './mint-request.js';
 import { applyOverrides, MintSigner } from './mint-sign.js';
 
 const BUILDERS = {
@@ -123,8 +130,8 @@ export class Minter {
     const token = await this.#signer.sign(req.type === 'refresh', claims, header, req.signature, apiVersion);
     return {
       token,
-      header: decodeProtectedHeader(token) as Record<string, unknown>,
-      claims: decodeJwt(token) as Record<string, unknown>,
+      header: decodeProtectedHeader(token) as MintedTokenHeader,
+      claims: decodeJwt(token) as MintedTokenClaims,
     };
   }
 }

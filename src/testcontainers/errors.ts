@@ -7,6 +7,8 @@ export type MockIdpContainerErrorCode =
   | 'KEY_UNREADABLE'
   /** The QA mint endpoint answered with a non-2xx status or a body that is not a minted token. */
   | 'MINT_FAILED'
+  /** The peer dependency `testcontainers` is not installed in the project. */
+  | 'TESTCONTAINERS_MISSING'
   /** Another QA API call (the request journal) answered with a non-2xx status or an unexpected body. */
   | 'QA_FAILED';
 

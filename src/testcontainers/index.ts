@@ -8,7 +8,14 @@ export {
 } from './mock-idp-container.js';
 export { StartedMockIdpContainer, type StartedMockIdpOptions } from './started-mock-idp-container.js';
 export { MockIdpContainerError, type MockIdpContainerErrorCode } from './errors.js';
-export type { MintRequest, MintedToken, MintTokenType, MintSignature } from '../qa/mint-request.js';
+export type {
+  MintRequest,
+  MintedToken,
+  MintedTokenClaims,
+  MintedTokenHeader,
+  MintTokenType,
+  MintSignature,
+} from '../qa/mint-request.js';
 export { TokenFlowError, type TokenFlowRequest, type FlowClient } from '../flows/token-flow.js';
 export type { TokenResponse } from '../oauth/token-set.js';
 export type { JournalRecord } from '../store/journal.js';

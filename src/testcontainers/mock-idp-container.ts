@@ -4,7 +4,7 @@
 import { access, constants, readdir } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GenericContainer, ImageName, Wait } from 'testcontainers';
+import { GenericContainer, ImageName, Wait } from './peer.js';
 import { MockIdpContainerError } from './errors.js';
 import { BUNDLED_FIXTURES, readFixturesSummary } from './fixtures-summary.js';
 import { StartedMockIdpContainer } from './started-mock-idp-container.js';

@@ -1,5 +1,6 @@
 // StartedMockIdpContainer: a running mock-idp, its URLs as seen from the test process, and the QA mint call.
-import { AbstractStartedContainer, type StartedTestContainer } from 'testcontainers';
+import type { StartedTestContainer } from 'testcontainers';
+import { AbstractStartedContainer } from './peer.js';
 import { MockIdpContainerError } from './errors.js';
 import type { MintRequest, MintedToken } from '../qa/mint-request.js';
 import { runTokenFlow, type FlowClient, type TokenFlowRequest } from '../flows/token-flow.js';
@@ -130,13 +131,18 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
       !isRecord(minted) ||
       typeof minted.token !== 'string' ||
       !isRecord(minted.header) ||
+      typeof minted.header['alg'] !== 'string' ||
       !isRecord(minted.claims)
     ) {
       throw new MockIdpContainerError('MINT_FAILED', `mint failed: POST ${url} answered no token: ${text}`, {
         status,
       });
     }
-    return { token: minted.token, header: minted.header, claims: minted.claims };
+    return {
+      token: minted.token,
+      header: minted.header as MintedToken['header'],
+      claims: minted.claims as MintedToken['claims'],
+    };
   }
 }
 

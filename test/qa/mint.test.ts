@@ -9,7 +9,7 @@ import {
   UnsecuredJWT,
   type JSONWebKeySet,
 } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { OAuthError, startMockIdp, type MintRequest, type MockIdpOptions } from '../../src/index.js';
 import {
   authorize,
@@ -69,6 +69,16 @@ describe('token types', () => {
     expect(sessions.json['sessions']).toContainEqual(
       expect.objectContaining({ id: claims['sid'], clientId: 'web-app', username: 'alice' }),
     );
+  });
+
+  it('idp.mint types the registered claims and the header (a TypeScript user reads exp as a number)', async () => {
+    const minted = await idp.mint({ type: 'access', client: 'web-app', user: 'alice' });
+    expectTypeOf(minted.claims.exp).toEqualTypeOf<number | undefined>();
+    expectTypeOf(minted.claims.aud).toEqualTypeOf<string | string[] | undefined>();
+    expectTypeOf(minted.header.alg).toEqualTypeOf<string>();
+    const secondsLeft: number = (minted.claims.exp ?? 0) - Y2030;
+    expect(secondsLeft).toBe(300);
+    expect(minted.header.alg).toBe('RS256');
   });
 
   it('builds the same claims as the real code flow (only ids differ)', async () => {
