@@ -8,7 +8,8 @@ import {
   type AuthMethod,
   type GrantType,
 } from '../fixtures/schema.js';
-import type { ClientMetadata } from '../fixtures/registered-client.js';
+import type { ClientMetadata, SigningAlg } from '../fixtures/registered-client.js';
+import { signsEs256 } from '../tokens/versions.js';
 import { parseResponseType, RESPONSE_TYPES } from './authorize.js';
 import { OAuthError } from './errors.js';
 
@@ -111,7 +112,7 @@ function checkResponseTypes(body: Body, grants: GrantType[]): string[] {
   return out;
 }
 
-/** Public RSA keys that verify RS256 (client assertions, request objects). */
+/** Public keys that verify the client's JWTs (client assertions, request objects): RSA for RS256, P-256 for ES256. */
 async function checkJwks(body: Body): Promise<JSONWebKeySet | undefined> {
   if (body['jwks_uri'] !== undefined)
     throw invalidMetadata('jwks_uri is not supported: send the keys as jwks');
@@ -122,21 +123,40 @@ async function checkJwks(body: Body): Promise<JSONWebKeySet | undefined> {
     throw invalidMetadata('jwks must be a JWK Set ({"keys": [...]})');
   for (const [i, key] of keys.entries()) {
     const jwk = key as JWK | null;
-    if (typeof jwk !== 'object' || jwk === null || jwk.kty !== 'RSA')
-      throw invalidMetadata(`jwks.keys[${i}]: only RSA keys (RS256) are supported`);
+    const isRsa = jwk?.kty === 'RSA';
+    if (typeof jwk !== 'object' || jwk === null || !(isRsa || (jwk.kty === 'EC' && jwk.crv === 'P-256')))
+      throw invalidMetadata(`jwks.keys[${i}]: only RSA keys (RS256) and EC P-256 keys (ES256) are supported`);
     if (jwk.d !== undefined)
       throw invalidMetadata(`jwks.keys[${i}] is a private key: register the public key`);
     let bits = 0;
     try {
-      const key = await importJWK(jwk, 'RS256');
+      const key = await importJWK(jwk, isRsa ? 'RS256' : 'ES256');
       bits = 'algorithm' in key ? ((key.algorithm as { modulusLength?: number }).modulusLength ?? 0) : 0;
     } catch {
-      throw invalidMetadata(`jwks.keys[${i}] is not a valid RSA public key`);
+      throw invalidMetadata(`jwks.keys[${i}] is not a valid ${isRsa ? 'RSA' : 'EC P-256'} public key`);
     }
     // jose verifies RS256 only with keys of 2048 bits or more.
-    if (bits < 2048) throw invalidMetadata(`jwks.keys[${i}]: an RSA key of at least 2048 bits is needed`);
+    if (isRsa && bits < 2048)
+      throw invalidMetadata(`jwks.keys[${i}]: an RSA key of at least 2048 bits is needed`);
   }
   return { keys: keys as JWK[] };
+}
+
+/**
+ * `id_token_signed_response_alg` and `userinfo_signed_response_alg`: the algorithm follows the interface
+ * version (RS256 in versions 1 and 2, ES256 from 3), so a client may register the one its realm's version
+ * signs with, and that one only.
+ */
+function checkSigningAlg(body: Body, field: string, realm: Realm): SigningAlg | undefined {
+  const alg = optionalString(body, field);
+  if (alg === undefined) return undefined;
+  const version = realm.apiVersion ?? 1;
+  const signs: SigningAlg = signsEs256(version) ? 'ES256' : 'RS256';
+  if (alg === signs) return signs;
+  const other = signs === 'RS256' ? 'ES256 is used from interface version 3' : 'RS256 in versions 1 and 2';
+  throw invalidMetadata(
+    `${field}: "${alg}" is not supported: this realm (interface version ${version}) signs with ${signs}; ${other}`,
+  );
 }
 
 function checkScope(body: Body, realm: Realm): string {
@@ -196,12 +216,8 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
   const jwks = await checkJwks(body);
   if (method === 'private_key_jwt' && (jwks === undefined || jwks.keys.length === 0))
     throw invalidMetadata('token_endpoint_auth_method private_key_jwt needs jwks with the public key');
-  const alg = optionalString(body, 'id_token_signed_response_alg');
-  if (alg !== undefined && alg !== 'RS256')
-    throw invalidMetadata(`id_token_signed_response_alg: "${alg}" is not supported (RS256)`);
-  const userinfoAlg = optionalString(body, 'userinfo_signed_response_alg');
-  if (userinfoAlg !== undefined && userinfoAlg !== 'RS256')
-    throw invalidMetadata(`userinfo_signed_response_alg: "${userinfoAlg}" is not supported (RS256)`);
+  const alg = checkSigningAlg(body, 'id_token_signed_response_alg', realm);
+  const userinfoAlg = checkSigningAlg(body, 'userinfo_signed_response_alg', realm);
   const subject = checkSubjectType(body, redirectUris);
   const postLogout = stringList(body, 'post_logout_redirect_uris');
   const frontchannel = httpUri(body, 'frontchannel_logout_uri');
@@ -224,9 +240,9 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
       : {}),
     ...(frontchannel !== undefined ? { frontchannel_logout_uri: frontchannel } : {}),
     ...(backchannel !== undefined ? { backchannel_logout_uri: backchannel } : {}),
-    ...(alg !== undefined ? { id_token_signed_response_alg: 'RS256' as const } : {}),
+    ...(alg !== undefined ? { id_token_signed_response_alg: alg } : {}),
     ...subject,
-    ...(userinfoAlg !== undefined ? { userinfo_signed_response_alg: 'RS256' as const } : {}),
+    ...(userinfoAlg !== undefined ? { userinfo_signed_response_alg: userinfoAlg } : {}),
     ...(contacts !== undefined ? { contacts } : {}),
     ...info,
   };

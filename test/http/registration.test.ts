@@ -1,10 +1,12 @@
 // Dynamic client registration over HTTP (RFC 7591, read and delete of RFC 7592): the answer, the new client
 // in every flow, the registration access token, replacement of the fixtures, and every bad input.
-import { readFileSync } from 'node:fs';
-import { exportJWK, generateKeyPair } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/realm/paths.js';
 import { expectNoStack, expectOAuthError } from '../helpers/assert.js';
+import { tempDir } from '../helpers/files.js';
 import { basic, postForm, readAnswer, type Answer } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, s256, verifyToken } from '../helpers/jwt.js';
 import {
@@ -70,6 +72,7 @@ async function call(method: string, uri: string, token?: string): Promise<Answer
 async function codeFlow(
   c: Registered,
   auth: { authorization?: string; body?: Record<string, string> },
+  on: TestIdp = idp,
 ): Promise<Answer> {
   const query = new URLSearchParams({
     response_type: 'code',
@@ -81,12 +84,12 @@ async function codeFlow(
     code_challenge: s256(VERIFIER),
     code_challenge_method: 'S256',
   });
-  const response = await fetch(`${idp.endpoints.auth}?${query}`, { redirect: 'manual' });
+  const response = await fetch(`${on.endpoints.auth}?${query}`, { redirect: 'manual' });
   expect(response.status, await response.text()).toBe(302);
   const code = new URL(response.headers.get('location') as string).searchParams.get('code') as string;
   expect(code).toBeTruthy();
   return postForm(
-    idp.endpoints.token,
+    on.endpoints.token,
     { grant_type: 'authorization_code', code, redirect_uri: CB, code_verifier: VERIFIER, ...auth.body },
     auth.authorization !== undefined ? { authorization: auth.authorization } : {},
   );
@@ -225,6 +228,40 @@ describe('the registered client works as a fixture client does', () => {
     expect(answer.status, answer.text).toBe(200);
   });
 
+  it('private_key_jwt with an EC P-256 key: ES256 client assertions', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'ec-1' };
+    const c = await registered({
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [jwk] },
+    });
+    const signed = async (alg: string, key: CryptoKey | Uint8Array): Promise<string> => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ jti: crypto.randomUUID() })
+        .setProtectedHeader({ alg, kid: 'ec-1' })
+        .setIssuer(c.client_id)
+        .setSubject(c.client_id)
+        .setAudience(idp.endpoints.token)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 60)
+        .sign(key);
+    };
+    const token = (assertion: string): Promise<Answer> =>
+      postForm(idp.endpoints.token, {
+        grant_type: 'client_credentials',
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: assertion,
+      });
+    const answer = await token(await signed('ES256', privateKey));
+    expect(answer.status, answer.text).toBe(200);
+    const other = await generateKeyPair('ES256');
+    const refused = await token(await signed('ES256', other.privateKey));
+    // As for a fixture client's bad assertion (Keycloak's JWT client authenticator answers so).
+    expectOAuthError(refused, 401, 'unauthorized_client');
+    expect(refused.json['error_description']).toContain('signature verification failed');
+  });
+
   it('client_credentials when granted; its service account introspects', async () => {
     const c = await registered({ grant_types: ['client_credentials'], scope: 'ledger.read' });
     const auth = { authorization: basic(c.client_id, c.client_secret as string) };
@@ -334,6 +371,39 @@ describe('the registered client works as a fixture client does', () => {
   });
 });
 
+describe("signing algorithms follow the realm's interface version", () => {
+  const files = tempDir();
+  afterAll(files.remove);
+  const v3 = useIdp(() => {
+    const path = join(files.dir, 'fjord-v3.yaml');
+    writeFileSync(path, `${readFileSync(FJORD_FIXTURES, 'utf8')}\napiVersion: 3\n`);
+    return { fixtures: path };
+  });
+
+  it('a version 3 realm registers ES256 for ID tokens and userinfo, and signs them so', async () => {
+    const answer = await register(
+      { redirect_uris: [CB], id_token_signed_response_alg: 'ES256', userinfo_signed_response_alg: 'ES256' },
+      { on: v3 },
+    );
+    expect(answer.status, answer.text).toBe(201);
+    const c = answer.json;
+    expect(c).toMatchObject({ id_token_signed_response_alg: 'ES256', userinfo_signed_response_alg: 'ES256' });
+    const tokens = await codeFlow(c, { authorization: basic(c.client_id, c.client_secret as string) }, v3);
+    expect(tokens.status, tokens.text).toBe(200);
+    expect(decodeProtectedHeader(tokens.json['id_token'] as string).alg).toBe('ES256');
+    const userinfo = await fetch(v3.endpoints.userinfo, {
+      headers: { authorization: `Bearer ${tokens.json['access_token'] as string}` },
+    });
+    expect(decodeProtectedHeader(await userinfo.text()).alg).toBe('ES256');
+  });
+
+  it('a version 3 realm refuses RS256, naming what it signs with', async () => {
+    const answer = await register({ redirect_uris: [CB], id_token_signed_response_alg: 'RS256' }, { on: v3 });
+    expectOAuthError(answer, 400, 'invalid_client_metadata');
+    expect(answer.json['error_description']).toContain('signs with ES256');
+  });
+});
+
 describe('GET and DELETE with the registration access token', () => {
   it('GET reads the same registration', async () => {
     const c = await registered({ redirect_uris: [CB], client_name: 'Reader' });
@@ -432,7 +502,7 @@ describe('replacing the fixtures ends every registration', () => {
 describe('bad input: 400 with the RFC 7591 §3.2.2 error, never a 500', () => {
   const many = Array.from({ length: 101 }, (_, i) => `http://rp.example.test/cb${i}`);
   const ecJwks = async (): Promise<unknown> => ({
-    keys: [await exportJWK((await generateKeyPair('ES256')).publicKey)],
+    keys: [await exportJWK((await generateKeyPair('ES384')).publicKey)],
   });
   const privateJwks = async (): Promise<unknown> => ({
     keys: [await exportJWK((await generateKeyPair('RS256', { extractable: true })).privateKey)],
@@ -493,9 +563,14 @@ describe('bad input: 400 with the RFC 7591 §3.2.2 error, never a 500', () => {
     ],
     ['jwks not a JWK set', 'invalid_client_metadata', () => ({ redirect_uris: [CB], jwks: [1, 2] })],
     [
-      'an EC key in jwks',
+      'an EC key on P-384 in jwks',
       'invalid_client_metadata',
       async () => ({ redirect_uris: [CB], jwks: await ecJwks() }),
+    ],
+    [
+      'id_token_signed_response_alg ES256 in a version 1 realm (it signs RS256)',
+      'invalid_client_metadata',
+      () => ({ redirect_uris: [CB], id_token_signed_response_alg: 'ES256' }),
     ],
     [
       'a private key in jwks',
