@@ -80,13 +80,13 @@ function checkHeader(proof: string): JWK {
   } catch {
     return refuse('the DPoP header is not a JWT');
   }
-  if (header['typ'] !== 'dpop+jwt')
-    refuse(`typ must be "dpop+jwt" (the proof has ${JSON.stringify(header['typ'] ?? null)})`);
   const alg = header['alg'];
   if (typeof alg !== 'string' || !(DPOP_ALGS as readonly string[]).includes(alg))
     refuse(
       `alg ${JSON.stringify(alg ?? null)} is not accepted: a proof is signed with an asymmetric key (${DPOP_ALGS.join(', ')})`,
     );
+  if (header['typ'] !== 'dpop+jwt')
+    refuse(`typ must be "dpop+jwt" (the proof has ${JSON.stringify(header['typ'] ?? null)})`);
   const jwk = header['jwk'];
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk))
     return refuse('the header has no jwk: a proof carries the public key it is signed with');
@@ -141,8 +141,10 @@ export async function verifyDPoPProof(
   check: DPoPCheck,
 ): Promise<DPoPProof | undefined> {
   if (values === undefined || values.length === 0) return undefined;
-  if (values.length > 1) refuse(`send exactly one DPoP header (the request has ${values.length})`);
-  const proof = (values[0] ?? '').trim();
+  // A JWT has no comma: one in a value is two headers joined into one line.
+  const proofs = values.flatMap((v) => v.split(','));
+  if (proofs.length > 1) refuse(`send exactly one DPoP header (the request has ${proofs.length})`);
+  const proof = (proofs[0] ?? '').trim();
   if (proof === '') refuse('the DPoP header is empty');
   const jwk = checkHeader(proof);
   let payload: JWTPayload;
