@@ -24,6 +24,8 @@ export const DPOP_ALGS = [
   'RS384',
   'RS512',
   'EdDSA',
+  // Ed25519's fully-specified name (RFC 9864): what openid-client 6 signs with an Ed25519 key.
+  'Ed25519',
 ] as const;
 
 /** How far a proof's `iat` may be from the mock clock's now, either way, in seconds. */

@@ -380,7 +380,7 @@ describe('userinfo with a DPoP-bound token', () => {
     expect(answer.json['error_description']).toMatch(description);
     const challenge = answer.headers.get('www-authenticate') ?? '';
     expect(challenge).toMatch(new RegExp(`^DPoP error="${error}", error_description="[^"]+", algs="[^"]+"$`));
-    expect(challenge).toContain('algs="ES256 ES384 ES512 PS256 PS384 PS512 RS256 RS384 RS512 EdDSA"');
+    expect(challenge).toContain('algs="ES256 ES384 ES512 PS256 PS384 PS512 RS256 RS384 RS512 EdDSA Ed25519"');
   });
 
   it('a Bearer token is still answered as before', async () => {
