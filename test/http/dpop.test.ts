@@ -234,7 +234,12 @@ describe('refusals at the token endpoint: 400 invalid_dpop_proof saying which ch
       'alg HS256',
       cc(() =>
         new SignJWT({ htm: 'POST', htu: idp.endpoints.token, iat: idp.clock.nowSeconds(), jti: randomUUID() })
-          .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'c2VjcmV0' } })
+          .setProtectedHeader({
+            alg: 'HS256',
+            typ: 'dpop+jwt',
+            // A symmetric key, as an HS256 proof would carry it (jose's types keep it out of a jwk header).
+            jwk: { kty: 'oct', k: 'c2VjcmV0' } as JWK,
+          })
           .sign(new TextEncoder().encode('a shared secret of thirty-two bytes!')),
       ),
       /alg "HS256" is not accepted/,
