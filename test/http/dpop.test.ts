@@ -388,6 +388,16 @@ describe('userinfo with a DPoP-bound token', () => {
     expect(challenge).toContain('algs="ES256 ES384 ES512 PS256 PS384 PS512 RS256 RS384 RS512 EdDSA Ed25519"');
   });
 
+  it('an unbound token sent with the DPoP scheme is answered when its proof passes, refused without one', async () => {
+    const plain = (await clientCredentials(undefined)).json['access_token'] as string;
+    const withProof = await userinfo(
+      `DPoP ${plain}`,
+      await proof({ htm: 'GET', htu: idp.endpoints.userinfo, ath: ath(plain) }),
+    );
+    expect(withProof.status, withProof.text).toBe(200);
+    expectOAuthError(await userinfo(`DPoP ${plain}`), 401, 'invalid_dpop_proof');
+  });
+
   it('a Bearer token is still answered as before', async () => {
     const answer = await clientCredentials(undefined);
     const plain = await get(idp.endpoints.userinfo, {
