@@ -433,3 +433,35 @@ describe('the QA mint binds a token to a public JWK', () => {
     expect(answer.json['error_description']).toMatch(description);
   });
 });
+
+describe('dynamic registration: dpop_bound_access_tokens', () => {
+  const register = (metadata: Record<string, unknown>): Promise<Answer> =>
+    fetch(idp.endpoints.registration, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_types: ['client_credentials'], ...metadata }),
+    }).then(readAnswer);
+
+  it('true: echoed, and a token request of the client without a proof is refused', async () => {
+    const registered = await register({ dpop_bound_access_tokens: true });
+    expect(registered.status, registered.text).toBe(201);
+    expect(registered.json['dpop_bound_access_tokens']).toBe(true);
+    const auth = `Basic ${btoa(`${registered.json['client_id'] as string}:${registered.json['client_secret'] as string}`)}`;
+    const form = { grant_type: 'client_credentials' };
+    const refused = await postForm(idp.endpoints.token, form, auth);
+    expectOAuthError(refused, 400, 'invalid_dpop_proof');
+    expect(refused.json['error_description']).toMatch(/requires a DPoP proof/);
+    const bound = await postForm(idp.endpoints.token, form, {
+      authorization: auth,
+      headers: { dpop: await proof() },
+    });
+    expect(bound.status, bound.text).toBe(200);
+    expect(bound.json['token_type']).toBe('DPoP');
+  });
+
+  it('not a boolean: 400 invalid_client_metadata', async () => {
+    const answer = await register({ dpop_bound_access_tokens: 'yes' });
+    expectOAuthError(answer, 400, 'invalid_client_metadata');
+    expect(answer.json['error_description']).toBe('dpop_bound_access_tokens must be true or false');
+  });
+});
