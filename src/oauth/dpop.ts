@@ -161,7 +161,7 @@ export async function verifyDPoPProof(
   }
   checkClaims(p, payload, check);
   const jkt = await calculateJwkThumbprint(jwk, 'sha256');
-  // Spent only now: a refused proof may be corrected and sent again. Kept while its iat is in the window.
+  // Spent only once every other check passed; kept while its iat may still be in the window.
   const iat = payload.iat as number;
   if (!(await p.store.useAssertion(`DPoP proof\u0000${jkt}`, payload.jti as string, iat + DPOP_IAT_WINDOW_S)))
     refuse('jti was already used: a proof is single-use, make a new one for each request');
