@@ -85,6 +85,19 @@ export function parseKeyValue(value: string): [string, unknown] {
   return [value.slice(0, eq), parsed];
 }
 
+/** `--dpop-jwk`: a JWK as JSON text (an object). */
+export function parseJwkJson(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('a JWK as JSON, e.g. \'{"kty":"EC","crv":"P-256","x":"…","y":"…"}\'.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError('a JWK as a JSON object.');
+  return parsed as Record<string, unknown>;
+}
+
 /** Collects a repeatable option's values. */
 export function collect<T>(parse: (value: string) => T): (value: string, previous: T[] | undefined) => T[] {
   return (value, previous) => [...(previous ?? []), parse(value)];

@@ -17,6 +17,7 @@ import {
   qaApiFromEnv,
   parseSeconds,
   parseApiVersion,
+  parseJwkJson,
   parseTokenTime,
   parseRelativePath,
   parseBrand,
@@ -199,6 +200,11 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       '--api-version <n>',
       "interface version to mint in, 1 to 4 (default: the client's)",
       parseApiVersion,
+    )
+    .option(
+      '--dpop-jwk <json>',
+      'DPoP-bind an access or refresh token to this public JWK (cnf.jkt: its thumbprint)',
+      parseJwkJson,
     )
     .addOption(
       new Option('--server <url>', 'running server: realm base URL, or origin for realm "mock"')

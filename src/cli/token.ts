@@ -23,6 +23,8 @@ export interface TokenOptions {
   signature?: MintSignature;
   /** `--api-version`: the interface version to mint in. */
   apiVersion?: ApiVersion;
+  /** `--dpop-jwk`: the public JWK the token is DPoP-bound to. */
+  dpopJwk?: Record<string, unknown>;
   /** A running server: its realm base URL, or its origin (then realm `mock`). */
   server?: string;
   /** The running server's QA token (`--qa-token`, env MOCK_IDP_QA_TOKEN). */
@@ -53,6 +55,7 @@ export function toMintRequest(o: TokenOptions): MintRequest {
     ...(o.notBefore !== undefined ? { notBefore: o.notBefore } : {}),
     ...(o.signature !== undefined ? { signature: o.signature } : {}),
     ...(o.apiVersion !== undefined ? { apiVersion: o.apiVersion } : {}),
+    ...(o.dpopJwk !== undefined ? { dpopJwk: o.dpopJwk } : {}),
   };
 }
 

@@ -9,7 +9,8 @@ const PUBLIC_PATHS = new Set<string>([PATHS.discovery, PATHS.certs]);
 
 const ALLOWED = {
   methods: 'GET, POST, OPTIONS',
-  allowedHeaders: 'Authorization, Content-Type',
+  // DPoP: a browser app sends its proofs (RFC 9449) in the DPoP header.
+  allowedHeaders: 'Authorization, Content-Type, DPoP',
   maxAge: 3600,
   preflightContinue: true,
 } satisfies CorsOptions;

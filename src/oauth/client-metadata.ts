@@ -48,6 +48,13 @@ function optionalString(body: Body, field: string): string | undefined {
   return value;
 }
 
+function optionalBoolean(body: Body, field: string): boolean | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw invalidMetadata(`${field} must be true or false`);
+  return value;
+}
+
 /** A redirect URI as RFC 6749 §3.1.2 and OIDC Registration §2 want it: absolute, no fragment, no user info. */
 function checkRedirectUris(field: string, uris: string[]): string[] {
   if (uris.length > MAX_REDIRECT_URIS)
@@ -223,6 +230,8 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
   const frontchannel = httpUri(body, 'frontchannel_logout_uri');
   const backchannel = httpUri(body, 'backchannel_logout_uri');
   const contacts = stringList(body, 'contacts');
+  // RFC 9449 §5.2: true makes every token request of the client need a DPoP proof.
+  const dpopBound = optionalBoolean(body, 'dpop_bound_access_tokens');
   const info: Partial<Record<(typeof INFO_FIELDS)[number], string>> = {};
   for (const field of INFO_FIELDS) {
     const value = optionalString(body, field);
@@ -244,6 +253,7 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
     ...subject,
     ...(userinfoAlg !== undefined ? { userinfo_signed_response_alg: userinfoAlg } : {}),
     ...(contacts !== undefined ? { contacts } : {}),
+    ...(dpopBound !== undefined ? { dpop_bound_access_tokens: dpopBound } : {}),
     ...info,
   };
 }

@@ -12,6 +12,7 @@ export type OAuthErrorCode =
   | 'unsupported_token_type'
   | 'invalid_target'
   | 'invalid_token'
+  | 'invalid_dpop_proof'
   | 'access_denied'
   | 'login_required'
   | 'invalid_request_object'
@@ -92,4 +93,20 @@ export const invalidClient = (
 export const invalidToken = (d: string): OAuthError =>
   new OAuthError('invalid_token', d, 401, {
     'WWW-Authenticate': `Bearer error="invalid_token", error_description="${d}"`,
+  });
+
+/** A DPoP proof refused at the token endpoint (RFC 9449): 400. */
+export const invalidDPoPProof = (d: string): OAuthError => new OAuthError('invalid_dpop_proof', d);
+
+/**
+ * A resource request refused for its DPoP-bound token or its proof (RFC 9449 §7.1): 401 with a `DPoP`
+ * challenge naming the algorithms a proof may use.
+ */
+export const dpopChallenge = (
+  error: 'invalid_token' | 'invalid_dpop_proof',
+  d: string,
+  algs: readonly string[],
+): OAuthError =>
+  new OAuthError(error, d, 401, {
+    'WWW-Authenticate': `DPoP error="${error}", error_description="${d.replaceAll('"', "'")}", algs="${algs.join(' ')}"`,
   });

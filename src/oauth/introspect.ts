@@ -2,6 +2,7 @@
 import type { Client, Subject } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import type { VerifiedToken } from '../tokens/verify.js';
+import { boundJkt } from './dpop.js';
 import { releasedClaims } from '../tokens/placement.js';
 
 const NOT_RETURNED = new Set(['nbf', 'aud', 'jti', 'nnin_altsub']);
@@ -52,7 +53,9 @@ export function introspect(
     ...out,
     client_id: claims['azp'],
     ...(entry !== undefined ? { username: entry.subject.username } : {}),
-    token_type: TOKEN_TYPE[verified.kind],
+    // A DPoP-bound access token is of the type its token response named (RFC 9449 §6.2 shows its cnf).
+    token_type:
+      verified.kind === 'access' && boundJkt(claims) !== undefined ? 'DPoP' : TOKEN_TYPE[verified.kind],
     active: true,
   };
 }

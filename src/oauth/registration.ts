@@ -54,6 +54,7 @@ function clientOf(realmName: string, record: RegistrationRecord): Client {
     grants: metadata.grant_types,
     scopes: metadata.scope.split(' ').filter((s) => s !== ''),
     pkce: 'optional',
+    ...(metadata.dpop_bound_access_tokens === true ? { dpop: 'required' as const } : {}),
     nninEligible: false,
     ...(metadata.subject_type === 'pairwise'
       ? {

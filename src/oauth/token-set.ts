@@ -42,6 +42,8 @@ interface IssueOptions {
   refreshToken?: boolean;
   /** RFC 8693's `issued_token_type`, last in the response (where Keycloak writes it). */
   issuedTokenType?: string;
+  /** A valid DPoP proof's key: the access token (and the refresh token, when `bindsRefresh`) are bound to it. */
+  dpop?: { jkt: string; bindsRefresh: boolean };
 }
 
 export async function issueTokenSet(
@@ -61,8 +63,15 @@ export async function issueTokenSet(
   // ES256 from interface version 3, RS256 before; the refresh token is HS256 in every version.
   const sign = signFor(p.keys, grant.apiVersion);
 
-  const accessClaims = buildAccessClaims(p.realm, grant, stamp('jti', tokens.accessTokenLifespan));
-  const refreshClaims = buildRefreshClaims(p.realm, grant, stamp('jti', tokens.refreshTokenLifespan));
+  const cnf = options.dpop !== undefined ? { cnf: { jkt: options.dpop.jkt } } : {};
+  const accessClaims = {
+    ...buildAccessClaims(p.realm, grant, stamp('jti', tokens.accessTokenLifespan)),
+    ...cnf,
+  };
+  const refreshClaims = {
+    ...buildRefreshClaims(p.realm, grant, stamp('jti', tokens.refreshTokenLifespan)),
+    ...(options.dpop?.bindsRefresh === true ? cnf : {}),
+  };
   // Version 4 has no proof token: its requests are refused the scope, and no other way gets one either.
   const wantsProof =
     grant.scopes.includes(p.realm.brand.proof) && !grant.serviceAccount && issuesProof(grant.apiVersion);
@@ -89,7 +98,7 @@ export async function issueTokenSet(
     expires_in: tokens.accessTokenLifespan,
     refresh_expires_in: withRefresh ? tokens.refreshTokenLifespan : 0,
     ...(refresh_token !== undefined ? { refresh_token } : {}),
-    token_type: tokenTypeOf(grant.apiVersion, tokens.tokenType),
+    token_type: options.dpop !== undefined ? 'DPoP' : tokenTypeOf(grant.apiVersion, tokens.tokenType),
     ...(id_token !== undefined ? { id_token } : {}),
     'not-before-policy': tokens.notBeforePolicy,
     ...(tokens.sessionStateInResponse ? { session_state: grant.sessionId } : {}),

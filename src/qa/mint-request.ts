@@ -54,6 +54,7 @@ export const mintRequestSchema = z.strictObject({
   notBefore: time.optional(),
   signature: z.enum(MINT_SIGNATURES).default('valid'),
   apiVersion: z.literal(API_VERSIONS).optional(),
+  dpopJwk: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** What to mint; every field but `type` and `client` is optional. */
@@ -86,6 +87,11 @@ export interface MintRequest {
   signature?: MintSignature;
   /** The interface version to mint in, 1 to 4. Default: the client's (else the realm's). */
   apiVersion?: ApiVersion;
+  /**
+   * A public JWK (an access or refresh token only): the token is DPoP-bound to it, `cnf.jkt` its RFC 7638
+   * thumbprint. Default: not bound.
+   */
+  dpopJwk?: Record<string, unknown>;
 }
 
 /** A minted token's decoded JOSE header. */

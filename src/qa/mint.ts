@@ -1,5 +1,5 @@
 // Minting one token for QA: the real claim builders and a real session, then the asked-for signature.
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { checkInstantMs } from '../clock.js';
 import type { Client, Realm } from '../fixtures/realm.js';
 import { configuredVersion, servedVersion } from '../oauth/api-version.js';
@@ -55,6 +55,28 @@ function mintScopes(realm: Realm, client: Client, forUser: boolean, scope: strin
   return forUser ? [...new Set(['openid', 'profile', ...defaults])] : defaults;
 }
 
+/** JWK members of a private or symmetric key. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** `cnf` binding a token to `jwk` (RFC 9449 §6.1), or nothing without one. */
+async function dpopBinding(type: MintTokenType, jwk: Record<string, unknown> | undefined): Promise<Claims> {
+  if (jwk === undefined) return {};
+  if (type !== 'access' && type !== 'refresh')
+    throw invalidRequest(
+      `Invalid mint request: dpopJwk binds an access or refresh token, not a ${type} token`,
+    );
+  const secret = PRIVATE_JWK_MEMBERS.filter((m) => m in jwk);
+  if (secret.length > 0)
+    throw invalidRequest(
+      `Invalid mint request: dpopJwk must be a public key, but it has private members (${secret.join(', ')})`,
+    );
+  try {
+    return { cnf: { jkt: await calculateJwkThumbprint(jwk as JWK, 'sha256') } };
+  } catch (err) {
+    throw invalidRequest(`Invalid mint request: dpopJwk is not a JWK: ${(err as Error).message}`);
+  }
+}
+
 /** `nbf` next to the other times, after `exp` and `iat`. */
 function withNotBefore(claims: Claims, nbf: number | undefined): Claims {
   if (nbf === undefined) return claims;
@@ -82,6 +104,7 @@ export class Minter {
     if (subject === undefined)
       throw invalidRequest(`Unknown user "${user}" (users: ${[...realm.users.keys()].join(', ')})`);
     const scopes = mintScopes(realm, client, user !== undefined, req.scope);
+    const binding = await dpopBinding(req.type, req.dpopJwk);
     const apiVersion =
       req.apiVersion !== undefined ? servedVersion(req.apiVersion) : configuredVersion(realm, client);
     if (req.type === 'proof' && !issuesProof(apiVersion))
@@ -120,7 +143,7 @@ export class Minter {
       apiVersion,
     });
     const stamp = { issuer, jti: p.ids.uuid('jti'), iat, exp };
-    const built = withNotBefore(BUILDERS[req.type](realm, grant, stamp), nbf);
+    const built = { ...withNotBefore(BUILDERS[req.type](realm, grant, stamp), nbf), ...binding };
     const claims = applyOverrides(built, req.claims);
     // The header a real access token has: `typ` as tokens.accessTokenType says, unless overridden.
     const header =

@@ -2,6 +2,7 @@
 // capability lists, is used here through a real client — openid-client v6 where it has the flow, jose where
 // it does not — against one realm on a real server. The last test checks that no row is left unused.
 import {
+  calculateJwkThumbprint,
   CompactEncrypt,
   createRemoteJWKSet,
   decodeJwt,
@@ -575,6 +576,26 @@ describe('every discovery row through a real client', () => {
     const raw = await get(idp.endpoints.userinfo, { authorization: `Bearer ${tokens.access_token}` });
     expect(decodeProtectedHeader(raw.text).alg).toBe('ES256');
     uses('userinfo_signing_alg_values_supported=ES256');
+  });
+
+  it('dpop_signing_alg_values_supported: openid-client proofs signed with each, the tokens DPoP-bound', async () => {
+    const config = await rpBasic();
+    const algs = config.serverMetadata().dpop_signing_alg_values_supported ?? [];
+    for (const alg of algs) {
+      // openid-client signs an Ed25519 key as `Ed25519`; its documented option remaps that to `EdDSA`.
+      const keyPair = await client.randomDPoPKeyPair(alg === 'EdDSA' ? 'Ed25519' : alg);
+      const remap: client.ModifyAssertionOptions = {
+        [client.modifyAssertion]: (header) => {
+          if (alg === 'EdDSA') header.alg = 'EdDSA';
+        },
+      };
+      const DPoP = client.getDPoPHandle(config, keyPair, remap);
+      const tokens = await client.clientCredentialsGrant(config, { scope: 'orders.read' }, { DPoP });
+      expect(tokens.token_type, alg).toBe('dpop');
+      const jkt = await calculateJwkThumbprint(await exportJWK(keyPair.publicKey));
+      expect(decodeJwt(tokens.access_token)['cnf'], alg).toEqual({ jkt });
+      uses(`dpop_signing_alg_values_supported=${alg}`);
+    }
   });
 
   it('end_session_endpoint with front- and back-channel logout (sessions named by sid)', async () => {

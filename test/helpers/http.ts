@@ -70,7 +70,8 @@ export interface RawRequest {
   method: string;
   /** Path and query, from the server origin. */
   path: string;
-  headers?: Record<string, string>;
+  /** A list sends the header once per value, each on its own line. */
+  headers?: Record<string, string | string[]>;
   body?: string | Buffer;
 }
 

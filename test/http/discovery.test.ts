@@ -98,6 +98,19 @@ function expectedDiscovery(base: string): Record<string, unknown> {
     frontchannel_logout_session_supported: true,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    dpop_signing_alg_values_supported: [
+      'ES256',
+      'ES384',
+      'ES512',
+      'PS256',
+      'PS384',
+      'PS512',
+      'RS256',
+      'RS384',
+      'RS512',
+      'EdDSA',
+      'Ed25519',
+    ],
   };
 }
 

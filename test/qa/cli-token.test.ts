@@ -1,7 +1,15 @@
 // `mock-idp token` (the real binary): online against a running server, offline with a key; flags, output, exit codes.
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeyValue } from '../../src/cli/options.js';
 import { toMintRequest } from '../../src/cli/token.js';
@@ -151,6 +159,25 @@ describe('online (--server)', () => {
     expect(stderr).toMatch(message);
   });
 
+  it('--dpop-jwk binds the token: cnf.jkt is the JWK thumbprint', async () => {
+    const { publicKey } = await generateKeyPair('ES256');
+    const jwk = await exportJWK(publicKey);
+    const { code, stdout, stderr } = await runBin([
+      'token',
+      '--server',
+      idp.issuer,
+      '--client',
+      'web-app',
+      '--user',
+      'alice',
+      '--dpop-jwk',
+      JSON.stringify(jwk),
+    ]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(decodeJwt(stdout.trim())['cnf']).toEqual({ jkt: await calculateJwkThumbprint(jwk) });
+  });
+
   it('an unreachable server exits 3', async () => {
     const { code, stderr } = await runBin(['token', '--server', 'http://127.0.0.1:9', '--client', 'web-app']);
     expect(code).toBe(3);
@@ -227,6 +254,8 @@ describe('usage errors exit 2', () => {
     ],
     [['token', '--expires-in', 'soon', '--client', 'a', '--key', 'k'], /whole number of seconds/],
     [['token', '--claim', 'novalue', '--client', 'a', '--key', 'k'], /expected name=value/],
+    [['token', '--dpop-jwk', 'EC', '--client', 'a', '--key', 'k'], /a JWK as JSON/],
+    [['token', '--dpop-jwk', '[1]', '--client', 'a', '--key', 'k'], /a JWK as a JSON object/],
     [
       ['token', '--fixtures', DEFAULT_FIXTURES, '--client', 'web-app'],
       /offline minting needs the signing key/,

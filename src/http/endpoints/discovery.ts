@@ -6,6 +6,7 @@ import {
   REQUEST_OBJECT_ENCRYPTION_ALGS,
   REQUEST_OBJECT_ENCRYPTION_ENCS,
 } from '../../oauth/request-object.js';
+import { DPOP_ALGS } from '../../oauth/dpop.js';
 import { GRANT_TYPES } from '../../oauth/grants/registry.js';
 import { PATHS } from '../../realm/paths.js';
 import { issuerOf, sendJson } from '../context.js';
@@ -63,6 +64,7 @@ function discoveryDocument(issuer: string, scopes: readonly string[]): Record<st
     frontchannel_logout_session_supported: true,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
   };
 }
 

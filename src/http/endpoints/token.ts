@@ -3,10 +3,12 @@
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
-import { invalidRequest, OAuthError } from '../../oauth/errors.js';
+import { DPoPRefusal, type DPoPProof } from '../../oauth/dpop.js';
+import { invalidDPoPProof, invalidRequest, OAuthError } from '../../oauth/errors.js';
 import { TOKEN_GRANTS } from '../../oauth/grants/registry.js';
 import { issueTokenSet, tokenResponseJson } from '../../oauth/token-set.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { dpopProofOf } from '../dpop.js';
 import { PATHS } from '../../realm/paths.js';
 
 const SUPPORTED = [...TOKEN_GRANTS.keys()].join(', ');
@@ -33,7 +35,23 @@ export function tokenHandler(p: RealmContext): RequestHandler {
       audiences,
     });
     noteForLog(res, { client: client.id });
-    const grant = await definition.handle(p, { client, method, params, issuer, audiences });
+    let dpop: DPoPProof | undefined;
+    try {
+      dpop = await dpopProofOf(p, req, res, PATHS.token);
+    } catch (err) {
+      if (err instanceof DPoPRefusal) throw invalidDPoPProof(`Invalid DPoP proof: ${err.message}`);
+      throw err;
+    }
+    if (dpop === undefined && client.dpop === 'required')
+      throw invalidDPoPProof(`Client "${client.id}" requires a DPoP proof: send a DPoP header`);
+    const grant = await definition.handle(p, {
+      client,
+      method,
+      params,
+      issuer,
+      audiences,
+      ...(dpop !== undefined ? { dpop } : {}),
+    });
     if (!grant.serviceAccount) noteForLog(res, { user: grant.subject.username });
     const shape = definition.shape?.(params);
     const idToken =
@@ -43,6 +61,9 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     const issued = await issueTokenSet(p, grant, {
       issuer,
       idToken,
+      // RFC 9449 §5: a public client's refresh token is bound to the key too; a confidential client's is
+      // bound to its client authentication.
+      ...(dpop !== undefined ? { dpop: { jkt: dpop.jkt, bindsRefresh: method === 'none' } } : {}),
       ...(shape !== undefined
         ? { refreshToken: shape.refreshToken, issuedTokenType: shape.issuedTokenType }
         : {}),

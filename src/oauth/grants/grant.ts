@@ -3,6 +3,7 @@
 import type { Client } from '../../fixtures/realm.js';
 import type { AuthMethod } from '../../fixtures/schema.js';
 import type { RealmContext } from '../../realm/context.js';
+import type { DPoPProof } from '../dpop.js';
 import type { Grant } from '../../tokens/claims.js';
 import type { Params } from '../params.js';
 
@@ -16,6 +17,8 @@ export interface GrantRequest {
   issuer: string;
   /** Audiences a JWT made for this endpoint may name: the issuer, the token endpoint. */
   audiences: string[];
+  /** The request's valid DPoP proof, when it sent one: the tokens are bound to its key. */
+  dpop?: DPoPProof;
 }
 
 /** What a token response carries besides the access token, when a grant's request decides it. */

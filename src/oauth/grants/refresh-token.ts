@@ -2,7 +2,8 @@
 import type { RealmContext } from '../../realm/context.js';
 import { verifyOwnToken } from '../../tokens/verify.js';
 import type { Grant } from '../../tokens/claims.js';
-import { explained, invalidGrant, unauthorizedClient } from '../errors.js';
+import { boundJkt, type DPoPProof } from '../dpop.js';
+import { explained, invalidDPoPProof, invalidGrant, unauthorizedClient } from '../errors.js';
 import { explainRefusal } from '../refusal.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { narrowScopes, parseScope } from '../scopes.js';
@@ -31,7 +32,24 @@ const REFRESHABLE: readonly string[] = [
   'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ];
 
-export async function grantRefreshToken(p: RealmContext, { client, params }: GrantRequest): Promise<Grant> {
+/** A DPoP-bound refresh token (a public client's) is refreshed only with a proof made with its key. */
+function checkBinding(claims: Record<string, unknown>, dpop: DPoPProof | undefined): void {
+  const jkt = boundJkt(claims);
+  if (jkt === undefined) return;
+  if (dpop === undefined)
+    throw invalidDPoPProof(
+      'The refresh token is DPoP-bound: send a DPoP proof made with the key it was issued to',
+    );
+  if (dpop.jkt !== jkt)
+    throw invalidDPoPProof(
+      'DPoP proof and token binding verification failed: the proof is made with another key than the one the refresh token is bound to',
+    );
+}
+
+export async function grantRefreshToken(
+  p: RealmContext,
+  { client, params, dpop }: GrantRequest,
+): Promise<Grant> {
   if (!client.grants.some((g) => REFRESHABLE.includes(g))) {
     throw unauthorizedClient(`Client "${client.id}" is not allowed the refresh_token grant`);
   }
@@ -48,6 +66,7 @@ export async function grantRefreshToken(p: RealmContext, { client, params }: Gra
   const { claims } = verified;
   if (claims['azp'] !== client.id)
     throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
+  checkBinding(claims, dpop);
   const session = await p.store.activeSession(verified.sessionId);
   if (session === undefined) throw invalidGrant('Session not active');
   const original = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
