@@ -29,6 +29,8 @@ const REFRESHABLE: readonly string[] = [
   'password',
   'urn:ietf:params:oauth:grant-type:token-exchange',
   'urn:ietf:params:oauth:grant-type:jwt-bearer',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:openid:params:grant-type:ciba',
 ];
 
 export async function grantRefreshToken(p: RealmContext, { client, params }: GrantRequest): Promise<Grant> {
