@@ -31,7 +31,7 @@ ul.links{padding-left:1.1rem;margin:.3rem 0}ul.links li{margin:.25rem 0;overflow
 form.code{display:flex;flex-wrap:wrap;gap:.6rem;margin:1rem 0}form.code label{flex:1 1 100%;font-weight:600}
 form.code input{font:600 1.4rem/1.2 ui-monospace,monospace;letter-spacing:.12em;text-transform:uppercase;flex:1 1 12rem;min-width:0;padding:.6rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
 button.primary{padding:.6rem 1.4rem;border:1px solid #2f6fdf;border-radius:8px;background:#2f6fdf;color:#fff;font-weight:600;flex:none}button.primary:hover{background:#245ac0}
-.done{background:#fff;border:1px solid #c9d1de;border-radius:10px;padding:1rem 1.2rem}.done .mark{font-size:2rem;line-height:1}
+.done{background:#fff;border:1px solid #c9d1de;border-radius:10px;padding:1rem 1.2rem}.done .mark{font-size:2rem;line-height:1;margin:0 0 .3rem;color:#0a7a32}#device-denied .mark{color:#a00}.done h1{margin-top:0}
 @media (max-width:30rem){dl.index{grid-template-columns:1fr;gap:0}dl.index dd{margin-bottom:.4rem}}
 @media (max-width:30rem){body{margin:1rem auto}.facts{flex-direction:column;gap:.1rem}}`;
 
@@ -235,9 +235,9 @@ export function sendDeviceDonePage(
 ): void {
   const body = page.approved
     ? `<main class="device"><div class="done" id="device-done"><p class="mark" aria-hidden="true">✓</p><h1>Done — you may return to your device</h1>
-<p>${escapeHtml(page.username ?? '')} is signed in to <span class="client">${escapeHtml(page.clientName)}</span> on the device. You can close this page.</p></div></main>`
+<p>${escapeHtml(page.username ?? '')} is signed in to <strong>${escapeHtml(page.clientName)}</strong> on the device. You can close this page.</p></div></main>`
     : `<main class="device"><div class="done" id="device-denied"><p class="mark" aria-hidden="true">✕</p><h1>Sign-in denied</h1>
-<p>The device will not be signed in to <span class="client">${escapeHtml(page.clientName)}</span>. You can close this page.</p></div></main>`;
+<p>The device will not be signed in to <strong>${escapeHtml(page.clientName)}</strong>. You can close this page.</p></div></main>`;
   send(res, 200, page.approved ? 'Device signed in' : 'Device sign-in denied', body);
 }
 
