@@ -14,6 +14,10 @@ import { skipBrowser, useChromium, userButton } from './harness.js';
 const SHOTS = process.env['MOCK_IDP_SCREENSHOTS'];
 if (SHOTS !== undefined) mkdirSync(SHOTS, { recursive: true });
 
+/** How wide the page's content is, in CSS pixels (wider than the viewport: sideways scrolling). */
+const pageWidth = (page: Page): Promise<number> =>
+  page.evaluate<number>('document.documentElement.scrollWidth');
+
 const VIEWPORTS = [
   ['phone', { width: 390, height: 844 }],
   ['desktop', { width: 1280, height: 900 }],
@@ -66,17 +70,13 @@ describe.skipIf(skipBrowser)('the device page', () => {
       const box = page.locator('input#user_code');
       expect(await box.inputValue()).toBe(device.user_code);
       // Nothing is wider than the screen: no sideways scrolling on a phone.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-        viewport.width,
-      );
+      expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
       await shot(`device-code-${name}`);
       await page.getByRole('button', { name: 'Continue' }).click();
       await userButton(page, 'ingrid').waitFor();
       expect(await page.locator('h1').textContent()).toContain('Fjord TV');
       expect(await page.locator('.lead').textContent()).toContain(device.user_code);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-        viewport.width,
-      );
+      expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
       await shot(`device-login-${name}`);
       expect((await poll(device.device_code)).json['error']).toBe('authorization_pending');
       await userButton(page, 'ingrid').click();
