@@ -153,6 +153,11 @@ export async function approvedGrant(
   };
 }
 
+/** A Keycloak realm's user that is disabled cannot sign in, here as at authorize. */
+export function isDisabled(p: RealmContext, username: string): boolean {
+  return p.realm.keycloak?.users.get(username)?.enabled === false;
+}
+
 /** `XXXX-XXXX` from what a person typed (any case, with or without the dash or spaces); undefined if not 8 letters. */
 export function normaliseUserCode(typed: string): string | undefined {
   const letters = typed.toUpperCase().replace(/[\s-]/g, '');

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { userByHint } from '../fixtures/realm.js';
 import {
   decideBackchannel,
+  isDisabled,
   normaliseUserCode,
   statusAt,
   type BackchannelKind,
@@ -85,6 +86,8 @@ export function deviceRoutes(p: Provider): express.Router {
         throw invalidRequest(
           `Invalid device decision: user: "${body.user.slice(0, 60)}" is no user of this realm`,
         );
+      if (isDisabled(p, username))
+        throw invalidRequest(`Invalid device decision: user: "${username}" is disabled and cannot sign in`);
     }
     const result = await decideBackchannel(p, 'device', id, body.decision, username);
     res.set('Cache-Control', 'no-store').json(answer(result, name, p.clock.nowSeconds()));

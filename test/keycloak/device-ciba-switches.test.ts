@@ -16,7 +16,10 @@ writeFileSync(
   JSON.stringify({
     realm: 'tv',
     enabled: true,
-    users: [{ username: 'kari', enabled: true, firstName: 'Kari', lastName: 'Nordmann' }],
+    users: [
+      { username: 'kari', enabled: true, firstName: 'Kari', lastName: 'Nordmann' },
+      { username: 'lars', enabled: false },
+    ],
     clients: [
       {
         clientId: 'tv',
@@ -71,5 +74,32 @@ describe('Keycloak client switches for the device flow and CIBA', () => {
       basic('desk', 'desk-secret'),
     );
     expect(ciba.status, ciba.text).toBe(200);
+  });
+
+  it('a disabled user cannot approve: the device page says so, the QA route and CIBA refuse', async () => {
+    const device = await postForm(`${idp.issuer}/protocol/openid-connect/auth/device`, { client_id: 'tv' });
+    const userCode = String(device.json['user_code']);
+    const page = await postForm(`${idp.issuer}/device`, { user_code: userCode, login_hint: 'lars' });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Account is disabled, contact your admin.');
+    const decided = await call('POST', `${idp.issuer}/mock/device`, {
+      user_code: userCode,
+      user: 'lars',
+      decision: 'approve',
+    });
+    expect(decided.status).toBe(400);
+    expect(decided.json['error_description']).toBe(
+      'Invalid device decision: user: "lars" is disabled and cannot sign in',
+    );
+    const ciba = await postForm(
+      `${idp.issuer}/protocol/openid-connect/ext/ciba/auth`,
+      { scope: 'openid', login_hint: 'lars' },
+      basic('desk', 'desk-secret'),
+    );
+    expect(ciba.status).toBe(400);
+    expect(ciba.json).toEqual({
+      error: 'unknown_user_id',
+      error_description: 'The user login_hint names is disabled: they cannot sign in',
+    });
   });
 });

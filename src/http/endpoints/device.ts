@@ -4,7 +4,7 @@
 import type { RequestHandler } from 'express';
 import { userByHint } from '../../fixtures/realm.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
-import { decideBackchannel, deviceRequestByUserCode } from '../../oauth/backchannel.js';
+import { decideBackchannel, deviceRequestByUserCode, isDisabled } from '../../oauth/backchannel.js';
 import { authorizeDevice } from '../../oauth/grants/device-code.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
@@ -56,7 +56,8 @@ export function devicePageHandler(p: RealmContext): RequestHandler {
     }
     const hint = params.get('login_hint');
     const user = hint !== undefined ? userByHint(p.realm, hint) : undefined;
-    if (user !== undefined) {
+    const disabled = user !== undefined && isDisabled(p, user.username);
+    if (user !== undefined && !disabled) {
       const decided = await decideBackchannel(p, 'device', request.id, 'approve', user.username);
       if (decided.ok) {
         noteForLog(res, { user: user.username });
@@ -80,7 +81,11 @@ export function devicePageHandler(p: RealmContext): RequestHandler {
       altsub: p.realm.brand.altsub,
       brand: p.realm.brand.word,
       lead: `Signing in on a device that shows the code ${userCode}`,
-      ...(hint !== undefined ? { notice: `Unknown user "${hint}"` } : {}),
+      ...(disabled
+        ? { notice: 'Account is disabled, contact your admin.' }
+        : hint !== undefined
+          ? { notice: `Unknown user "${hint}"` }
+          : {}),
     });
   };
 }

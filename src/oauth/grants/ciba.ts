@@ -6,7 +6,7 @@ import { userByHint, type Client } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
-import { approvedGrant, DEFAULT_INTERVAL_S, pollBackchannel } from '../backchannel.js';
+import { approvedGrant, DEFAULT_INTERVAL_S, isDisabled, pollBackchannel } from '../backchannel.js';
 import { invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
 import type { Params } from '../params.js';
 import { grantScopes, parseScope } from '../scopes.js';
@@ -90,6 +90,8 @@ export async function authenticateBackchannel(
       'unknown_user_id',
       `login_hint "${hint.slice(0, 60)}" names no user: give a username, or BID: or : followed by a national id`,
     );
+  if (isDisabled(p, user.username))
+    throw new OAuthError('unknown_user_id', `The user login_hint names is disabled: they cannot sign in`);
   const scopes = grantScopes(p.realm, client, asked);
   const bindingMessage = bindingMessageOf(params);
   const expiresIn = expiryOf(params);
