@@ -122,9 +122,14 @@ const SCRIPT = `(() => {
   }
   // Pending back-channel sign-ins: CIBA requests (with their binding_message) and device codes, each with
   // the user's decision as buttons (a device code asks which user approves).
+  let waitingShape = '';
   async function loadWaiting() {
     const [ciba, device] = await Promise.all([api('GET', '/ciba'), api('GET', '/device')]);
     const waiting = [...ciba.requests, ...device.requests].filter((r) => r.status === 'pending');
+    // Rebuilt only when the list changes, so a username being typed survives the refresh every second.
+    const shape = JSON.stringify(waiting);
+    if (shape === waitingShape) return;
+    waitingShape = shape;
     const body = $('waiting'); body.replaceChildren();
     for (const r of waiting) {
       const tr = document.createElement('tr');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CIBA, DEVICE_CODE, grantsFixtures } from '../helpers/grants.js';
-import { basic, call, postForm } from '../helpers/http.js';
+import { basic, postForm } from '../helpers/http.js';
 import { verifyToken } from '../helpers/jwt.js';
 import { useIdp, Y2030 } from '../helpers/server.js';
 import { skipBrowser, useChromium, userButton } from './harness.js';
@@ -144,6 +144,17 @@ describe.skipIf(skipBrowser)('the device page', () => {
     expect(tokens.status, tokens.text).toBe(200);
     await page.setViewportSize({ width: 390, height: 844 });
     await shot('inspector-waiting-phone');
-    await call('POST', `${idp.issuer}/mock/device`, { user_code: device.user_code, decision: 'deny' });
+    // A device code: the username typed survives the page's refresh every second; Approve uses it.
+    const deviceRow = page.locator('#waiting tr', { hasText: device.user_code });
+    await deviceRow.locator('input').fill('ola');
+    await page.waitForTimeout(1500);
+    expect(await deviceRow.locator('input').inputValue()).toBe('ola');
+    await deviceRow.locator('button[data-decision="approve"]').click();
+    await deviceRow.waitFor({ state: 'detached' });
+    const deviceTokens = await poll(device.device_code);
+    expect(deviceTokens.status, deviceTokens.text).toBe(200);
+    expect((await verifyToken(idp, deviceTokens.json['access_token'] as string)).claims['name']).toBe(
+      'Ola Strand',
+    );
   });
 });
