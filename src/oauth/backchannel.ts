@@ -27,8 +27,7 @@ export function statusAt(r: BackchannelRequest, now: number): BackchannelRequest
   return r.status;
 }
 
-type PollOutcome =
-  { ok: true; request: BackchannelRequest } | { ok: false; error: OAuthError; remove?: boolean };
+type PollOutcome = { ok: true; request: BackchannelRequest } | { ok: false; error: OAuthError };
 
 /** One poll's answer for the stored request `r` of `client`, at `now`, and what to write back. */
 function pollOutcome(
