@@ -13,7 +13,6 @@ const idp = useIdp(() => ({
   fixtures: grantsFixtures({
     'branch-desk': { secret: 'desk-pass', grants: [CIBA], scopes: ['openid', 'profile', 'ledger.read'] },
     'branch-auto': { secret: 'auto-pass', grants: [CIBA], scopes: ['openid'], cibaAutoApproveSeconds: 30 },
-    'kiosk-ciba': { authMethods: ['none'], grants: [CIBA], scopes: ['openid'] },
   }),
   clock: Y2030,
   frozen: true,
@@ -136,17 +135,6 @@ describe('CIBA poll mode', () => {
       },
     ],
     [
-      'a public client',
-      { client_id: 'kiosk-ciba', scope: 'openid', login_hint: 'ingrid' },
-      '',
-      400,
-      {
-        error: 'unauthorized_client',
-        error_description:
-          'Public client "kiosk-ciba" cannot use CIBA: the authentication request needs client credentials',
-      },
-    ],
-    [
       'a wrong secret',
       { scope: 'openid', login_hint: 'ingrid' },
       basic('branch-desk', 'nope'),
@@ -216,9 +204,29 @@ describe('CIBA poll mode', () => {
       },
     ],
   ])('an authentication request with %s: refused', async (_name, body, authorization, status, expected) => {
-    const answer = await postForm(cibaEndpoint(), body, authorization === '' ? {} : { authorization });
+    const answer = await postForm(cibaEndpoint(), body, authorization);
     expect(answer.status, answer.text).toBe(status);
     expect(answer.json).toEqual(expected);
+  });
+
+  it('a public client (registered dynamically: fixtures refuse one) cannot make a request', async () => {
+    const registered = await call('POST', idp.endpoints.registration, {
+      grant_types: [CIBA],
+      token_endpoint_auth_method: 'none',
+      scope: 'openid',
+    });
+    expect(registered.status, registered.text).toBe(201);
+    const clientId = String(registered.json['client_id']);
+    const answer = await postForm(cibaEndpoint(), {
+      client_id: clientId,
+      scope: 'openid',
+      login_hint: 'ingrid',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({
+      error: 'unauthorized_client',
+      error_description: `Public client "${clientId}" cannot use CIBA: the authentication request needs client credentials`,
+    });
   });
 
   it.each<[string, (id: string) => Promise<Answer>, number, Record<string, string>]>([
