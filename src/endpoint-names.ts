@@ -12,6 +12,8 @@ export const ENDPOINT_NAMES = [
   'revoke',
   'registration',
   'par',
+  'device',
+  'ciba',
 ] as const;
 
 export type EndpointName = (typeof ENDPOINT_NAMES)[number];

@@ -50,6 +50,9 @@ export function uniqueId(): string {
   return toUuid(randomBytes(16));
 }
 
+/** The letters of user codes: RFC 8628 §6.1's consonants, as Keycloak's user codes use. */
+const USER_CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
+
 export class Ids {
   readonly #seed: string | undefined;
   readonly #counters = new Map<string, number>();
@@ -98,6 +101,16 @@ export class Ids {
   /** An opaque url-safe token (authorization codes). */
   opaque(purpose: string, n = 32): string {
     return this.bytes(purpose, n).toString('base64url');
+  }
+
+  /**
+   * A user code to type on another device (RFC 8628 §6.1): eight letters of twenty consonants (no vowels, so
+   * no words; none that reads as a digit), `ABCD-EFGH` as Keycloak writes them. 20^8 ≈ 2.6e10 of them.
+   */
+  userCode(purpose: string): string {
+    const bytes = this.bytes(purpose, 8);
+    const letters = [...bytes].map((b) => USER_CODE_LETTERS[b % USER_CODE_LETTERS.length] as string);
+    return `${letters.slice(0, 4).join('')}-${letters.slice(4).join('')}`;
   }
 
   /** A fixed secret for a purpose: derived from the seed when there is one, else random once. */

@@ -27,6 +27,11 @@ button.cancel:hover{background:#e1e6ee}
 h2{font-size:1.1rem;margin:1.4rem 0 .4rem}a{color:#1f5bc4}code{font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}
 dl.index{display:grid;grid-template-columns:max-content 1fr;gap:.3rem .8rem;margin:0 0 .6rem}dl.index dt{color:#5b6475}dl.index dd{margin:0;overflow-wrap:anywhere}
 ul.links{padding-left:1.1rem;margin:.3rem 0}ul.links li{margin:.25rem 0;overflow-wrap:anywhere}.foot{margin-top:1.6rem}
+.lead{background:#e8f0fe;border:1px solid #c6d7f7;border-radius:8px;padding:.5rem .8rem;margin:0 0 1rem}
+form.code{display:flex;flex-wrap:wrap;gap:.6rem;margin:1rem 0}form.code label{flex:1 1 100%;font-weight:600}
+form.code input{font:600 1.4rem/1.2 ui-monospace,monospace;letter-spacing:.12em;text-transform:uppercase;flex:1 1 12rem;min-width:0;padding:.6rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
+button.primary{padding:.6rem 1.4rem;border:1px solid #2f6fdf;border-radius:8px;background:#2f6fdf;color:#fff;font-weight:600;flex:none}button.primary:hover{background:#245ac0}
+.done{background:#fff;border:1px solid #c9d1de;border-radius:10px;padding:1rem 1.2rem}.done .mark{font-size:2rem;line-height:1;margin:0 0 .3rem;color:#0a7a32}#device-denied .mark{color:#a00}.done h1{margin-top:0}
 @media (max-width:30rem){dl.index{grid-template-columns:1fr;gap:0}dl.index dd{margin-bottom:.4rem}}
 @media (max-width:30rem){body{margin:1rem auto}.facts{flex-direction:column;gap:.1rem}}`;
 
@@ -128,6 +133,8 @@ interface LoginPage {
   altsub?: string;
   /** The brand word of the acr values shown; default `idp`. */
   brand?: string;
+  /** A line under the header saying what the sign-in is for (a device's user code). */
+  lead?: string;
 }
 
 function userButton(u: Subject, asked: readonly Method[], altsub: string, brand: string): string {
@@ -201,11 +208,37 @@ export function sendLoginPage(res: Response, page: LoginPage): void {
       : '';
   const body = `<main class="login"><div class="top"><h1>Sign in to ${title}</h1>
 <button type="submit" form="login" class="cancel" name="cancel" value="true">Cancel</button></div>
-<p class="muted">mock-idp test login: choose a test person.</p>${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
+<p class="muted">mock-idp test login: choose a test person.</p>${page.lead !== undefined ? `<p class="lead">${escapeHtml(page.lead)}</p>` : ''}${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
 ${filter}<form method="post" action="${escapeHtml(page.action)}" id="login">${hidden}
 ${users !== '' ? `<ul class="users">${users}</ul>` : '<p>No users in the fixtures.</p>'}
 </form></main>${filter !== '' ? `<script>${FILTER_SCRIPT}</script>` : ''}`;
   send(res, 200, 'Sign in', body, filter !== '' ? { scripts: [FILTER_SCRIPT] } : {});
+}
+
+/** The device page's first step: a box for the user code a device shows (RFC 8628 §3.3). */
+export function sendDeviceCodePage(
+  res: Response,
+  page: { action: string; userCode?: string; notice?: string; status?: number },
+): void {
+  const body = `<main class="device"><h1>Sign in on a device</h1>
+<p class="muted">Enter the code your device (TV, console, command line) shows.</p>${page.notice !== undefined ? `<p class="error" role="alert" id="error">${escapeHtml(page.notice)}</p>` : ''}
+<form method="post" action="${escapeHtml(page.action)}" class="code"><label for="user_code">Code</label>
+<input id="user_code" name="user_code" value="${escapeHtml(page.userCode ?? '')}" placeholder="ABCD-EFGH" autocomplete="off" autocapitalize="characters" spellcheck="false" required autofocus>
+<button type="submit" class="primary">Continue</button></form></main>`;
+  send(res, page.status ?? 200, 'Device sign-in', body);
+}
+
+/** The device page's last step: what the person decided, and that the device carries on by itself. */
+export function sendDeviceDonePage(
+  res: Response,
+  page: { approved: boolean; clientName: string; username?: string },
+): void {
+  const body = page.approved
+    ? `<main class="device"><div class="done" id="device-done"><p class="mark" aria-hidden="true">✓</p><h1>Done — you may return to your device</h1>
+<p>${escapeHtml(page.username ?? '')} is signed in to <strong>${escapeHtml(page.clientName)}</strong> on the device. You can close this page.</p></div></main>`
+    : `<main class="device"><div class="done" id="device-denied"><p class="mark" aria-hidden="true">✕</p><h1>Sign-in denied</h1>
+<p>The device will not be signed in to <strong>${escapeHtml(page.clientName)}</strong>. You can close this page.</p></div></main>`;
+  send(res, 200, page.approved ? 'Device signed in' : 'Device sign-in denied', body);
 }
 
 /** response_mode=form_post: an auto-submitting form to the client's redirect_uri. */

@@ -5,6 +5,8 @@ import { OAuthError } from '../oauth/errors.js';
 import type { RealmContext } from '../realm/context.js';
 import { authorizeHandler } from './endpoints/authorize.js';
 import { certsHandler } from './endpoints/certs.js';
+import { cibaHandler } from './endpoints/ciba.js';
+import { deviceAuthorizationHandler, devicePageHandler } from './endpoints/device.js';
 import { discoveryHandler } from './endpoints/discovery.js';
 import { introspectHandler } from './endpoints/introspect.js';
 import { logoutHandler } from './endpoints/logout.js';
@@ -37,6 +39,9 @@ const ALLOWED: readonly (readonly [string, string])[] = [
   [PATHS.introspect, 'POST'],
   [PATHS.revoke, 'POST'],
   [PATHS.par, 'POST'],
+  [PATHS.deviceAuthorization, 'POST'],
+  [PATHS.ciba, 'POST'],
+  [PATHS.device, 'GET, POST'],
   [PATHS.discovery, 'GET'],
   [PATHS.certs, 'GET'],
   [PATHS.registration, 'POST'],
@@ -68,6 +73,10 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.all(PATHS.logout, endpoint('logout'), formBody, logoutHandler(p));
   realm.post(PATHS.revoke, endpoint('revoke'), formBody, revokeHandler(p));
   realm.post(PATHS.par, endpoint('par'), formBody, parHandler(p));
+  realm.post(PATHS.deviceAuthorization, endpoint('device'), formBody, deviceAuthorizationHandler(p));
+  realm.post(PATHS.ciba, endpoint('ciba'), formBody, cibaHandler(p));
+  realm.get(PATHS.device, devicePageHandler(p));
+  realm.post(PATHS.device, formBody, devicePageHandler(p));
   realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
   realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
   realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));

@@ -20,6 +20,13 @@ export type OAuthErrorCode =
   | 'invalid_client_metadata'
   | 'invalid_redirect_uri'
   | 'not_found'
+  // RFC 8628 §3.5 and CIBA Core §11, §13.
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token'
+  | 'unknown_user_id'
+  | 'invalid_binding_message'
+  | 'conflict'
   | 'temporarily_unavailable'
   | 'server_error'
   // Keycloak's answer for a realm it does not have, word for word.

@@ -4,6 +4,7 @@ import type { RealmHooks } from '../http/realm-router.js';
 import { issuerOf } from '../http/context.js';
 import type { Provider } from '../realm/provider.js';
 import { qaAccess, type QaAccess } from './access.js';
+import { cibaRoutes, deviceRoutes } from './backchannel.js';
 import { clockRoutes } from './clock.js';
 import { FaultInjector, faultRoutes } from './faults.js';
 import { fixtureRoutes } from './fixtures.js';
@@ -84,6 +85,8 @@ export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
   mock.use('/sessions', sessionRoutes(p));
   mock.use('/fixtures', fixtureRoutes(p));
   mock.use('/requests', journalRoutes(p));
+  mock.use('/device', json, deviceRoutes(p));
+  mock.use('/ciba', json, cibaRoutes(p));
 
   return {
     faults,

@@ -1,6 +1,6 @@
-// GET /mock/ui: the inspector page. Plain server-rendered HTML and one small script that
-// calls the QA API: sessions, clock, faults, keys, the request journal (live) and a token decoder. The page
-// itself is static and holds no data; with a QA token set, its calls carry the token the tester types.
+// GET /mock/ui: the inspector page. Plain server-rendered HTML and one small script that calls the QA API:
+// sessions, back-channel sign-ins waiting for a user (CIBA, device codes), clock, faults, keys, the request
+// journal (live) and a token decoder. The page itself is static and holds no data; with a QA token set, its calls carry the token the tester types.
 import type { RequestHandler } from 'express';
 import { escapeHtml, securityHeaders } from '../http/pages.js';
 import { FAULT_ENDPOINTS } from './fault-spec.js';
@@ -23,7 +23,8 @@ form.row{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.4rem 0
 pre{background:#f7f8fa;border:1px solid #eef1f5;border-radius:6px;padding:.5rem;overflow:auto;font-size:.8rem;max-height:22rem;white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
 .decoded{display:grid;grid-template-columns:1fr 2fr;gap:.6rem}.section-error{color:#b00020;margin:.4rem 0}.section-error:empty{display:none}
 @media (max-width:40rem){main{grid-template-columns:1fr;padding:.6rem}.decoded{grid-template-columns:1fr}}
-#error{color:#b00020;margin:0 1rem}#journal-wrap,#sessions-wrap{max-height:26rem;overflow:auto}`;
+#error{color:#b00020;margin:0 1rem}#journal-wrap,#sessions-wrap,#waiting-wrap{max-height:26rem;overflow:auto}
+td.binding{font-weight:600}`;
 
 /** The page's script: everything it shows is set with textContent, never parsed as HTML. */
 const SCRIPT = `(() => {
@@ -119,9 +120,44 @@ const SCRIPT = `(() => {
     }
     $('journal-count').textContent = String(held);
   }
+  // Pending back-channel sign-ins: CIBA requests (with their binding_message) and device codes, each with
+  // the user's decision as buttons (a device code asks which user approves).
+  let waitingShape = '';
+  async function loadWaiting() {
+    const [ciba, device] = await Promise.all([api('GET', '/ciba'), api('GET', '/device')]);
+    const waiting = [...ciba.requests, ...device.requests].filter((r) => r.status === 'pending');
+    // Rebuilt only when the list changes, so a username being typed survives the refresh every second.
+    const shape = JSON.stringify(waiting);
+    if (shape === waitingShape) return;
+    waitingShape = shape;
+    const body = $('waiting'); body.replaceChildren();
+    for (const r of waiting) {
+      const tr = document.createElement('tr');
+      tr.dataset.kind = r.kind;
+      cell(tr, r.kind === 'ciba' ? 'CIBA' : 'device'); cell(tr, r.kind === 'ciba' ? r.auth_req_id : r.user_code, 'mono');
+      cell(tr, r.client); cell(tr, r.user); cell(tr, r.binding_message, 'binding'); cell(tr, r.scope);
+      cell(tr, r.expires.replace('.000Z', 'Z'), 'nowrap');
+      const actions = cell(tr, '', 'nowrap');
+      let who = null;
+      if (r.kind === 'device') {
+        who = document.createElement('input'); who.placeholder = 'username'; who.size = 10;
+        who.setAttribute('aria-label', 'user who approves'); actions.appendChild(who);
+      }
+      const send = (decision) => r.kind === 'ciba'
+        ? api('POST', '/ciba', { auth_req_id: r.auth_req_id, decision })
+        : api('POST', '/device', { user_code: r.user_code, decision, ...(decision === 'approve' ? { user: who.value.trim() } : {}) });
+      for (const decision of ['approve', 'deny']) {
+        const b = document.createElement('button'); b.type = 'button'; b.textContent = decision === 'approve' ? 'Approve' : 'Deny';
+        b.dataset.decision = decision; b.addEventListener('click', run(() => send(decision)));
+        actions.append(' ', b);
+      }
+      body.appendChild(tr);
+    }
+    $('waiting-count').textContent = String(waiting.length);
+  }
   async function refresh() {
     try {
-      await Promise.all([loadSessions(), loadClock(), loadFaults(), loadKeys(), loadJournal()]);
+      await Promise.all([loadSessions(), loadWaiting(), loadClock(), loadFaults(), loadKeys(), loadJournal()]);
     } catch (e) { showError(e.message); }
   }
   $('auth').addEventListener('submit', run(() => {
@@ -170,6 +206,10 @@ function page(realm: string): string {
 <section class="wide"><h2>Sessions (<span id="sessions-count">0</span>) <button id="sessions-end-all" type="button">End all</button></h2>
 <div id="sessions-wrap"><table><thead><tr><th>id</th><th>user</th><th>clients</th><th>signed in</th><th>idle expiry</th><th></th></tr></thead><tbody id="sessions"></tbody></table></div>
 <p><button id="sessions-more" type="button" hidden>Show more</button></p><p class="section-error" role="alert"></p></section>
+<section class="wide"><h2>Waiting for a user (<span id="waiting-count">0</span>)</h2>
+<p class="muted">CIBA requests and device codes the user has not yet approved or denied.</p>
+<div id="waiting-wrap"><table><thead><tr><th>kind</th><th>auth_req_id / user code</th><th>client</th><th>user</th><th>binding message</th><th>scope</th><th>expires</th><th></th></tr></thead><tbody id="waiting"></tbody></table></div>
+<p class="section-error" role="alert"></p></section>
 <section><h2>Clock</h2><p><span id="clock-now" class="mono"></span> · <span id="clock-frozen"></span></p>
 <form id="clock-set" class="row"><input id="clock-to" placeholder="2030-01-01T00:00:00Z or epoch s" size="24"><label><input id="clock-freeze" type="checkbox"> frozen</label><button>Set</button></form>
 <form id="clock-advance" class="row"><input id="clock-seconds" type="number" value="60" size="8"> s <button>Advance</button><button id="clock-real" type="button">Real time</button></form><p class="section-error" role="alert"></p></section>

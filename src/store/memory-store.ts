@@ -5,6 +5,9 @@ import { MemoryFaults, type FaultStore } from './faults.js';
 import { RequestJournal } from './journal.js';
 import {
   ASSERTION_TOLERANCE_S,
+  BACKCHANNEL_KEEP_S,
+  type BackchannelChange,
+  type BackchannelRequest,
   type CodeGrant,
   type PushedRequest,
   type Session,
@@ -93,6 +96,9 @@ export class MemoryStore implements StateStore {
   readonly #issuers = new Map<string, string>();
   readonly #codes = new Map<string, CodeGrant>();
   readonly #pushed = new Map<string, PushedRequest>();
+  readonly #backchannel = new Map<string, BackchannelRequest>();
+  /** user_code → device_code. */
+  readonly #userCodes = new Map<string, string>();
   /**
    * Codes exchanged successfully → their session, until they would have expired: a replay ends it. A code
    * that ends in `.{its session id}` (as authorize makes them) keeps only its expiry.
@@ -316,6 +322,42 @@ export class MemoryStore implements StateStore {
     return request;
   }
 
+  async addBackchannelRequest(request: BackchannelRequest): Promise<void> {
+    this.#backchannel.set(request.id, { ...request });
+    if (request.userCode !== undefined) this.#userCodes.set(request.userCode, request.id);
+    this.#maybeSweep();
+  }
+
+  async backchannelRequest(id: string): Promise<BackchannelRequest | undefined> {
+    const request = this.#backchannel.get(id);
+    return request !== undefined ? { ...request } : undefined;
+  }
+
+  async deviceCodeOf(userCode: string): Promise<string | undefined> {
+    return this.#userCodes.get(userCode);
+  }
+
+  async changeBackchannelRequest<T>(
+    id: string,
+    change: (current: BackchannelRequest | undefined) => BackchannelChange<T>,
+  ): Promise<T> {
+    const current = this.#backchannel.get(id);
+    const { next, result } = change(current !== undefined ? { ...current } : undefined);
+    if (next === null) this.#dropBackchannel(id);
+    else if (next !== undefined) this.#backchannel.set(id, { ...next });
+    return result;
+  }
+
+  async backchannelRequests(): Promise<BackchannelRequest[]> {
+    return [...this.#backchannel.values()].map((r) => ({ ...r }));
+  }
+
+  #dropBackchannel(id: string): void {
+    const request = this.#backchannel.get(id);
+    this.#backchannel.delete(id);
+    if (request?.userCode !== undefined) this.#userCodes.delete(request.userCode);
+  }
+
   async revoke(jti: string, exp: number): Promise<void> {
     this.#revoked.set(jti, exp);
     this.#maybeSweep();
@@ -342,6 +384,8 @@ export class MemoryStore implements StateStore {
     this.#expire();
     for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
     for (const [uri, r] of this.#pushed) if (r.expiresAt <= now) this.#pushed.delete(uri);
+    for (const [id, r] of this.#backchannel)
+      if (r.expiresAt + BACKCHANNEL_KEEP_S <= now) this.#dropBackchannel(id);
     for (const [code, s] of this.#spentCodes)
       if ((typeof s === 'number' ? s : s.expiresAt) <= now) this.#spentCodes.delete(code);
     for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);

@@ -22,6 +22,9 @@ import {
 } from './redis-records.js';
 import {
   ASSERTION_TOLERANCE_S,
+  BACKCHANNEL_KEEP_S,
+  type BackchannelChange,
+  type BackchannelRequest,
   type CodeGrant,
   type PushedRequest,
   type Session,
@@ -80,6 +83,43 @@ const pushedSchema = z.object({
   params: z.record(z.string(), z.string()),
   expiresAt: z.number(),
 });
+
+const backchannelSchema = z.object({
+  kind: z.enum(['device', 'ciba']),
+  id: z.string(),
+  userCode: z.string().optional(),
+  clientId: z.string(),
+  scopes: z.array(z.string()),
+  username: z.string().optional(),
+  bindingMessage: z.string().optional(),
+  status: z.enum(['pending', 'approved', 'denied']),
+  decidedAt: z.number().optional(),
+  interval: z.number(),
+  polledAt: z.number().optional(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+  autoApproveAt: z.number().optional(),
+  apiVersion: z.literal(API_VERSIONS),
+});
+
+/** How often a back-channel change is tried when other processes keep writing the same request. */
+const CHANGE_ATTEMPTS = 20;
+
+/**
+ * Compare-and-set of a back-channel request: KEYS[1] the record, KEYS[2] the set of ids; ARGV[1] the value
+ * read, ARGV[2] the id, ARGV[3] the new value ('' removes it), ARGV[4] its PX. 0 when another write came first.
+ */
+const CHANGE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if (current or '') ~= ARGV[1] then return 0 end
+if ARGV[3] == '' then
+  redis.call('DEL', KEYS[1])
+  redis.call('SREM', KEYS[2], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+end
+return 1
+`;
 
 const spentSchema = z.object({ sessionId: z.string(), expiresAt: z.number() });
 
@@ -386,6 +426,81 @@ class RedisStateStore implements StateStore {
     return this.#run(async () => {
       const raw = await this.#redis.getdel(this.#key('par', requestUri));
       return this.#parse(raw, pushedSchema, 'pushed request');
+    });
+  }
+
+  addBackchannelRequest(request: BackchannelRequest): Promise<void> {
+    return this.#run(async () => {
+      const until = request.expiresAt + BACKCHANNEL_KEEP_S;
+      const multi = this.#redis
+        .multi()
+        .set(this.#key('backchannel', request.id), JSON.stringify(request), 'PX', this.#ttl(until))
+        .sadd(this.#key('backchannel-ids', 'all'), request.id);
+      if (request.userCode !== undefined)
+        multi.set(this.#key('user-code', request.userCode), request.id, 'PX', this.#ttl(until));
+      await multi.exec();
+    });
+  }
+
+  backchannelRequest(id: string): Promise<BackchannelRequest | undefined> {
+    return this.#run(async () =>
+      this.#parse(
+        await this.#redis.get(this.#key('backchannel', id)),
+        backchannelSchema,
+        'back-channel request',
+      ),
+    );
+  }
+
+  deviceCodeOf(userCode: string): Promise<string | undefined> {
+    return this.#run(async () => (await this.#redis.get(this.#key('user-code', userCode))) ?? undefined);
+  }
+
+  changeBackchannelRequest<T>(
+    id: string,
+    change: (current: BackchannelRequest | undefined) => BackchannelChange<T>,
+  ): Promise<T> {
+    return this.#run(async () => {
+      const key = this.#key('backchannel', id);
+      for (let attempt = 1; ; attempt++) {
+        const raw = await this.#redis.get(key);
+        const current = this.#parse(raw, backchannelSchema, 'back-channel request');
+        const { next, result } = change(current);
+        if (next === undefined) return result;
+        const value = next === null ? '' : JSON.stringify(next);
+        const px = next === null ? 0 : this.#ttl(next.expiresAt + BACKCHANNEL_KEEP_S);
+        const done = await this.#redis.eval(
+          CHANGE_SCRIPT,
+          2,
+          key,
+          this.#key('backchannel-ids', 'all'),
+          raw ?? '',
+          id,
+          value,
+          String(px),
+        );
+        if (done === 1) return result;
+        if (attempt >= CHANGE_ATTEMPTS)
+          throw new StoreError(`back-channel request ${id} kept changing under ${CHANGE_ATTEMPTS} attempts`);
+      }
+    });
+  }
+
+  backchannelRequests(): Promise<BackchannelRequest[]> {
+    return this.#run(async () => {
+      const index = this.#key('backchannel-ids', 'all');
+      const ids = await this.#redis.smembers(index);
+      if (ids.length === 0) return [];
+      const raws = await this.#redis.mget(ids.map((id) => this.#key('backchannel', id)));
+      const out: BackchannelRequest[] = [];
+      const gone: string[] = [];
+      raws.forEach((raw, i) => {
+        const request = this.#parse(raw, backchannelSchema, 'back-channel request');
+        if (request !== undefined) out.push(request);
+        else gone.push(ids[i] as string);
+      });
+      if (gone.length > 0) await this.#redis.srem(index, ...gone);
+      return out;
     });
   }
 

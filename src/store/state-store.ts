@@ -57,6 +57,43 @@ export interface PushedRequest {
   expiresAt: number;
 }
 
+/** A back-channel sign-in waiting for a user's decision: a device authorization (RFC 8628) or a CIBA request. */
+export interface BackchannelRequest {
+  kind: 'device' | 'ciba';
+  /** The device_code, or the CIBA auth_req_id. */
+  id: string;
+  /** The device flow's user_code (`ABCD-EFGH`). */
+  userCode?: string;
+  clientId: string;
+  scopes: string[];
+  /** CIBA: the user the login_hint named; device: the user who approved. */
+  username?: string;
+  /** CIBA's binding_message, shown to the user (the inspector shows it). */
+  bindingMessage?: string;
+  status: 'pending' | 'approved' | 'denied';
+  /** When the user decided, epoch seconds. */
+  decidedAt?: number;
+  /** The least number of seconds between two polls; slow_down adds 5. */
+  interval: number;
+  /** The last poll at the token endpoint, epoch seconds. */
+  polledAt?: number;
+  createdAt: number;
+  expiresAt: number;
+  /** CIBA: approved by itself at this instant (cibaAutoApproveSeconds), epoch seconds. */
+  autoApproveAt?: number;
+  /** The interface version of the tokens it gives. */
+  apiVersion: ApiVersion;
+}
+
+/** What a change of a back-channel request writes: the new record, null to remove it, undefined for nothing. */
+export interface BackchannelChange<T> {
+  next: BackchannelRequest | null | undefined;
+  result: T;
+}
+
+/** How long a back-channel request is kept past its expiry, so a late poll hears expired_token. */
+export const BACKCHANNEL_KEEP_S = 3600;
+
 export interface SessionPage {
   sessions: Session[];
   /** Another active session follows the last one of this page. */
@@ -108,6 +145,21 @@ export interface StateStore {
   addPushedRequest(request: PushedRequest): Promise<void>;
   /** Removes and returns a pushed request, atomically: a request_uri is single-use. Expiry is the caller's check. */
   takePushedRequest(requestUri: string): Promise<PushedRequest | undefined>;
+  addBackchannelRequest(request: BackchannelRequest): Promise<void>;
+  /** A device authorization or CIBA request by its device_code or auth_req_id (expired ones too, for a while). */
+  backchannelRequest(id: string): Promise<BackchannelRequest | undefined>;
+  /** The device_code of a user_code (as stored, `ABCD-EFGH`). */
+  deviceCodeOf(userCode: string): Promise<string | undefined>;
+  /**
+   * Changes a back-channel request atomically: `change` sees the stored record (undefined: none) and says
+   * what to write; with a shared store it runs again when another process wrote meanwhile. Returns its result.
+   */
+  changeBackchannelRequest<T>(
+    id: string,
+    change: (current: BackchannelRequest | undefined) => BackchannelChange<T>,
+  ): Promise<T>;
+  /** Every back-channel request held (pending, decided or expired but not yet removed). */
+  backchannelRequests(): Promise<BackchannelRequest[]>;
   revoke(jti: string, exp: number): Promise<void>;
   isRevoked(jti: string | undefined): Promise<boolean>;
   /** Records a client assertion id, atomically; false when it was seen before (replay). */

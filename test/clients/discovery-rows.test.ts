@@ -65,6 +65,8 @@ const fixtures = (): FixturesInput => ({
         'client_credentials',
         'urn:ietf:params:oauth:grant-type:token-exchange',
         'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        'urn:openid:params:grant-type:ciba',
       ],
       frontchannelLogoutUri: 'http://rp.test/frontchannel',
       backchannelLogoutUri: `${hooks.url}/backchannel`,
@@ -647,6 +649,46 @@ describe('every discovery row through a real client', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.text).toContain('message');
     uses('check_session_iframe');
+  });
+
+  it('device_authorization_endpoint: openid-client initiateDeviceAuthorization, approval, pollDeviceAuthorizationGrant', async () => {
+    const config = await rpBasic();
+    const started = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const decided = await fetch(`${idp.issuer}/mock/device`, {
+      method: 'POST',
+      body: JSON.stringify({ user_code: started.user_code, user: 'alice', decision: 'approve' }),
+    });
+    expect(decided.status).toBe(200);
+    const tokens = await client.pollDeviceAuthorizationGrant(config, { ...started, interval: 0 });
+    expect(tokens.claims()?.aud).toBe('rp');
+    uses(
+      'device_authorization_endpoint',
+      'grant_types_supported=urn:ietf:params:oauth:grant-type:device_code',
+    );
+  });
+
+  it('backchannel_authentication_endpoint (poll mode, no user_code): openid-client CIBA, approval, poll', async () => {
+    const config = await rpBasic();
+    const meta = config.serverMetadata();
+    expect(meta.backchannel_token_delivery_modes_supported).toEqual(['poll']);
+    expect(meta.backchannel_user_code_parameter_supported).toBe(false);
+    const started = await client.initiateBackchannelAuthentication(config, {
+      scope: 'openid',
+      login_hint: 'alice',
+    });
+    const decided = await fetch(`${idp.issuer}/mock/ciba`, {
+      method: 'POST',
+      body: JSON.stringify({ auth_req_id: started.auth_req_id, decision: 'approve' }),
+    });
+    expect(decided.status).toBe(200);
+    const tokens = await client.pollBackchannelAuthenticationGrant(config, { ...started, interval: 0 });
+    expect(tokens.claims()?.aud).toBe('rp');
+    uses(
+      'backchannel_authentication_endpoint',
+      'backchannel_token_delivery_modes_supported=poll',
+      'backchannel_user_code_parameter_supported',
+      'grant_types_supported=urn:openid:params:grant-type:ciba',
+    );
   });
 
   it('no row of the discovery document is left unused', async () => {

@@ -6,6 +6,8 @@ import { FJORD_FIXTURES } from './server.js';
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+export const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
+export const CIBA = 'urn:openid:params:grant-type:ciba';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 export const REFRESH_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:refresh_token';
 

@@ -27,6 +27,10 @@ function expectedDiscovery(base: string): Record<string, unknown> {
     registration_endpoint: `${base}/clients-registrations/openid-connect`,
     pushed_authorization_request_endpoint: `${oidc}/ext/par/request`,
     require_pushed_authorization_requests: false,
+    device_authorization_endpoint: `${oidc}/auth/device`,
+    backchannel_authentication_endpoint: `${oidc}/ext/ciba/auth`,
+    backchannel_token_delivery_modes_supported: ['poll'],
+    backchannel_user_code_parameter_supported: false,
     grant_types_supported: [
       'authorization_code',
       'implicit',
@@ -35,6 +39,8 @@ function expectedDiscovery(base: string): Record<string, unknown> {
       'client_credentials',
       'urn:ietf:params:oauth:grant-type:token-exchange',
       'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:openid:params:grant-type:ciba',
     ],
     response_types_supported: [
       'code',

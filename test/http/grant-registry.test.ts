@@ -22,6 +22,8 @@ describe('grant registry', () => {
       'client_credentials',
       'urn:ietf:params:oauth:grant-type:token-exchange',
       'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:openid:params:grant-type:ciba',
     ]);
   });
 
@@ -47,6 +49,8 @@ describe('grant registry', () => {
       ['client_credentials', false],
       ['urn:ietf:params:oauth:grant-type:token-exchange', true],
       ['urn:ietf:params:oauth:grant-type:jwt-bearer', true],
+      ['urn:ietf:params:oauth:grant-type:device_code', true],
+      ['urn:openid:params:grant-type:ciba', true],
     ]);
     for (const g of GRANTS) expect(g.parameters.length).toBeGreaterThan(0);
   });
@@ -76,7 +80,7 @@ describe('grant registry', () => {
       expect(status).toBe(400);
       expect(json).toEqual({
         error: 'unsupported_grant_type',
-        error_description: `Unsupported grant_type "${type}" (supported: authorization_code, refresh_token, password, client_credentials, urn:ietf:params:oauth:grant-type:token-exchange, urn:ietf:params:oauth:grant-type:jwt-bearer)`,
+        error_description: `Unsupported grant_type "${type}" (supported: authorization_code, refresh_token, password, client_credentials, urn:ietf:params:oauth:grant-type:token-exchange, urn:ietf:params:oauth:grant-type:jwt-bearer, urn:ietf:params:oauth:grant-type:device_code, urn:openid:params:grant-type:ciba)`,
       });
     },
   );

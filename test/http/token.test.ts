@@ -525,7 +525,7 @@ describe('token endpoint errors', () => {
 
   it('answers unsupported_grant_type before authenticating the client', async () => {
     expectError(
-      await postForm(idp.endpoints.token, { grant_type: 'urn:ietf:params:oauth:grant-type:device_code' }),
+      await postForm(idp.endpoints.token, { grant_type: 'urn:ietf:params:oauth:grant-type:saml2-bearer' }),
       400,
       'unsupported_grant_type',
     );

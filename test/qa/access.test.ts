@@ -39,6 +39,8 @@ const ROUTES: [string, string, unknown][] = [
   ['GET', '/mock/requests', undefined],
   ['DELETE', '/mock/requests', undefined],
   ['POST', '/mock/tokens/verify', { token: 'x' }],
+  ['GET', '/mock/device', undefined],
+  ['GET', '/mock/ciba', undefined],
   ['PUT', '/mock/fixtures', 'clients:\n  batch: { secret: batch-secret, grants: [client_credentials] }\n'],
 ];
 

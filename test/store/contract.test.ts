@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/log.js';
-import type { CodeGrant, Session, SessionEndReason, StateStore } from '../../src/store/state-store.js';
+import type {
+  BackchannelRequest,
+  CodeGrant,
+  Session,
+  SessionEndReason,
+  StateStore,
+} from '../../src/store/state-store.js';
 import { JOURNAL_CAPACITY, type JournalRecord } from '../../src/store/journal.js';
 import type { StoreBackend } from '../../src/store/backend.js';
 import { openStore } from '../../src/store/open.js';
@@ -223,6 +229,57 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     expect(taken.filter((t) => t !== undefined)).toEqual([pushed]);
     expect(await store.takePushedRequest('urn:ietf:params:oauth:request_uri:other')).toBeUndefined();
   });
+
+  it.skipIf(skip)(
+    'a back-channel request: found by its user code, changed atomically under racing writers, taken once',
+    async () => {
+      const { store } = fresh();
+      const request: BackchannelRequest = {
+        kind: 'device',
+        id: 'dc1',
+        userCode: 'BCDF-GHJK',
+        clientId: 'tv-app',
+        scopes: ['openid'],
+        status: 'pending',
+        interval: 5,
+        createdAt: START,
+        expiresAt: START + 600,
+        apiVersion: 1,
+      };
+      await store.addBackchannelRequest(request);
+      expect(await store.deviceCodeOf('BCDF-GHJK')).toBe('dc1');
+      expect(await store.deviceCodeOf('XXXX-XXXX')).toBeUndefined();
+      expect(await store.backchannelRequest('dc1')).toEqual(request);
+      // Eight writers each add 1 to the interval: none is lost.
+      await Promise.all(
+        Array.from({ length: 8 }, () =>
+          store.changeBackchannelRequest('dc1', (r) => ({
+            next: r !== undefined ? { ...r, interval: r.interval + 1 } : undefined,
+            result: undefined,
+          })),
+        ),
+      );
+      expect((await store.backchannelRequest('dc1'))?.interval).toBe(13);
+      const unchanged = await store.changeBackchannelRequest('dc1', (r) => ({
+        next: undefined,
+        result: r?.id,
+      }));
+      expect(unchanged).toBe('dc1');
+      expect((await store.backchannelRequests()).map((r) => r.id)).toEqual(['dc1']);
+      // Eight takers: one gets it.
+      const taken = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          store.changeBackchannelRequest('dc1', (r) => ({
+            next: r !== undefined ? null : undefined,
+            result: r,
+          })),
+        ),
+      );
+      expect(taken.filter((t) => t !== undefined)).toHaveLength(1);
+      expect(await store.backchannelRequest('dc1')).toBeUndefined();
+      expect(await store.backchannelRequests()).toEqual([]);
+    },
+  );
 
   it.skipIf(skip)(
     'revocations and assertion ids: revoked stays revoked, an assertion id is used once',

@@ -131,6 +131,40 @@ describe.skipIf(SKIP_REDIS)('replicas on one Redis', () => {
     }
   });
 
+  it('a device code from A is approved on the page at B and polled at C; a CIBA request from A approved at B: racing polls, one 200', async () => {
+    const [a, b, c] = await Promise.all([replica(), replica(), replica()]);
+    const device = await postForm(`${a.base}/protocol/openid-connect/auth/device`, { client_id: 'tv-app' });
+    expect(device.status, device.text).toBe(200);
+    const page = await postForm(`${b.base}/device`, {
+      user_code: String(device.json['user_code']),
+      login_hint: 'alice',
+    });
+    expect(page.text).toContain('Done — you may return to your device');
+    const poll = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: 'tv-app' };
+    const tokens = await postForm(endpointsOf(c.base).token, {
+      ...poll,
+      device_code: String(device.json['device_code']),
+    });
+    expect(tokens.status, tokens.text).toBe(200);
+
+    const desk = basic('call-center', 'call-secret');
+    const ciba = await postForm(
+      `${a.base}/protocol/openid-connect/ext/ciba/auth`,
+      { scope: 'openid', login_hint: 'bob' },
+      desk,
+    );
+    const id = String(ciba.json['auth_req_id']);
+    expect((await call('GET', `${c.base}/mock/ciba`)).json['requests']).toEqual([
+      expect.objectContaining({ auth_req_id: id, user: 'bob', status: 'pending' }),
+    ]);
+    expect((await call('POST', `${b.base}/mock/ciba`, { auth_req_id: id, decision: 'approve' })).status).toBe(
+      200,
+    );
+    const body = { grant_type: 'urn:openid:params:grant-type:ciba', auth_req_id: id };
+    const answers = await Promise.all([a, b, c].map((r) => postForm(endpointsOf(r.base).token, body, desk)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400, 400]);
+  });
+
   it('the QA clock advanced at A is seen at B', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
     const set = await call('PUT', `${a.base}/mock/clock`, { now: '2031-05-01T00:00:00Z', frozen: true });

@@ -9,6 +9,11 @@ export const GRANT_TYPES = [
   'client_credentials',
   'urn:ietf:params:oauth:grant-type:token-exchange',
   'urn:ietf:params:oauth:grant-type:jwt-bearer',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:openid:params:grant-type:ciba',
 ] as const;
+
+export const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
+export const CIBA = 'urn:openid:params:grant-type:ciba';
 
 export type GrantType = (typeof GRANT_TYPES)[number];

@@ -30,6 +30,8 @@ const REFRESHABLE: readonly string[] = [
   'password',
   'urn:ietf:params:oauth:grant-type:token-exchange',
   'urn:ietf:params:oauth:grant-type:jwt-bearer',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:openid:params:grant-type:ciba',
 ];
 
 /** A DPoP-bound refresh token (a public client's) is refreshed only with a proof made with its key. */

@@ -1,7 +1,9 @@
 // Every grant mock-idp supports: one module per name of GRANT_TYPES (grant-types.ts), which discovery and the
 // fixtures schema list. The token endpoint dispatches through this list.
 import { authorizationCodeGrant } from './authorization-code.js';
+import { cibaGrant } from './ciba.js';
 import { clientCredentialsGrant } from './client-credentials.js';
+import { deviceCodeGrant } from './device-code.js';
 import type { GrantDefinition } from './grant.js';
 import { GRANT_TYPES, type GrantType } from './grant-types.js';
 import { implicitGrant } from './implicit.js';
@@ -18,6 +20,8 @@ export const GRANTS = [
   clientCredentialsGrant,
   tokenExchangeGrant,
   jwtBearerGrant,
+  deviceCodeGrant,
+  cibaGrant,
 ] as const satisfies readonly GrantDefinition<GrantType>[];
 
 // A name without its module would be advertised and accepted in fixtures, yet never served.

@@ -1,0 +1,23 @@
+// POST /protocol/openid-connect/ext/ciba/auth: the backchannel authentication endpoint (OpenID CIBA Core 1.0,
+// poll mode). The client authenticates as at the token endpoint and gets an auth_req_id to poll with.
+import type { RequestHandler } from 'express';
+import { authenticateClient } from '../../oauth/client-auth.js';
+import { authenticateBackchannel } from '../../oauth/grants/ciba.js';
+import type { RealmContext } from '../../realm/context.js';
+import { PATHS } from '../../realm/paths.js';
+import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+
+export function cibaHandler(p: RealmContext): RequestHandler {
+  return async (req, res) => {
+    const params = paramsOf(req);
+    const issuer = issuerOf(res);
+    // CIBA Core §7.1: the client authenticates as at the token endpoint; an assertion may name this endpoint.
+    const { client, method } = await authenticateClient(p, {
+      authorization: req.headers.authorization,
+      params,
+      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.ciba],
+    });
+    noteForLog(res, { client: client.id });
+    sendNoStore(res, await authenticateBackchannel(p, client, method, params));
+  };
+}

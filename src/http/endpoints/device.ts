@@ -1,0 +1,91 @@
+// The device flow's two endpoints (RFC 8628): POST /protocol/openid-connect/auth/device, where a client gets a
+// device code and a user code, and the page at /device, where a person enters that code, picks a user on the
+// login page and approves (or cancels: the device hears access_denied).
+import type { RequestHandler } from 'express';
+import { userByHint } from '../../fixtures/realm.js';
+import { authenticateClient } from '../../oauth/client-auth.js';
+import { decideBackchannel, deviceRequestByUserCode, isDisabled } from '../../oauth/backchannel.js';
+import { authorizeDevice } from '../../oauth/grants/device-code.js';
+import type { RealmContext } from '../../realm/context.js';
+import { PATHS } from '../../realm/paths.js';
+import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { sendDeviceCodePage, sendDeviceDonePage, sendLoginPage } from '../pages.js';
+
+export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
+  return async (req, res) => {
+    const params = paramsOf(req);
+    const issuer = issuerOf(res);
+    // As at the token endpoint; an assertion may name this endpoint too.
+    const { client } = await authenticateClient(p, {
+      authorization: req.headers.authorization,
+      params,
+      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.deviceAuthorization],
+    });
+    noteForLog(res, { client: client.id });
+    sendNoStore(res, await authorizeDevice(p, client, params, issuer));
+  };
+}
+
+/**
+ * GET: the box for the user code (filled from `?user_code=`). POST with `user_code`: the login page of the
+ * device's client; POST with `user_code` and `login_hint` (a user button) approves, with `cancel` denies.
+ */
+export function devicePageHandler(p: RealmContext): RequestHandler {
+  return async (req, res) => {
+    const action = issuerOf(res) + PATHS.device;
+    const params = paramsOf(req);
+    const typed = params.get('user_code');
+    if (req.method !== 'POST' || typed === undefined) {
+      sendDeviceCodePage(res, { action, ...(typed !== undefined ? { userCode: typed } : {}) });
+      return;
+    }
+    const found = await deviceRequestByUserCode(p, typed);
+    if (!found.ok) {
+      sendDeviceCodePage(res, { action, userCode: typed, notice: found.problem, status: found.status });
+      return;
+    }
+    const { request } = found;
+    const userCode = request.userCode ?? typed;
+    const client = p.realm.clients.get(request.clientId);
+    const clientName = client?.name ?? request.clientId;
+    noteForLog(res, { client: request.clientId });
+    if (params.get('cancel') !== undefined) {
+      await decideBackchannel(p, 'device', request.id, 'deny');
+      sendDeviceDonePage(res, { approved: false, clientName });
+      return;
+    }
+    const hint = params.get('login_hint');
+    const user = hint !== undefined ? userByHint(p.realm, hint) : undefined;
+    const disabled = user !== undefined && isDisabled(p, user.username);
+    if (user !== undefined && !disabled) {
+      const decided = await decideBackchannel(p, 'device', request.id, 'approve', user.username);
+      if (decided.ok) {
+        noteForLog(res, { user: user.username });
+        sendDeviceDonePage(res, { approved: true, clientName, username: user.username });
+        return;
+      }
+      sendDeviceCodePage(res, {
+        action,
+        userCode,
+        notice: `Code ${userCode} was ${decided.why === 'expired' ? 'not approved in time: start again on your device' : 'already used'}`,
+        status: 409,
+      });
+      return;
+    }
+    sendLoginPage(res, {
+      action,
+      params: [['user_code', userCode]],
+      users: [...p.realm.users.values()],
+      clientId: request.clientId,
+      ...(client?.name !== undefined ? { clientName: client.name } : {}),
+      altsub: p.realm.brand.altsub,
+      brand: p.realm.brand.word,
+      lead: `Signing in on a device that shows the code ${userCode}`,
+      ...(disabled
+        ? { notice: 'Account is disabled, contact your admin.' }
+        : hint !== undefined
+          ? { notice: `Unknown user "${hint}"` }
+          : {}),
+    });
+  };
+}
