@@ -15,6 +15,8 @@ import {
   parsePort,
   parseQaToken,
   qaApiFromEnv,
+  tlsFromEnv,
+  parseTlsHost,
   parseSeconds,
   parseApiVersion,
   parseTokenTime,
@@ -118,11 +120,33 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .argParser(parseRelativePath),
     )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
+    .option(
+      '--tls',
+      'serve https with a certificate made at start for localhost, 127.0.0.1 and ::1, signed by a mock CA (env MOCK_IDP_TLS=true)',
+    )
+    .option(
+      '--tls-host <name>',
+      'with --tls: one more DNS name or IP address the certificate holds (repeatable)',
+      collect(parseTlsHost),
+    )
+    .addOption(
+      new Option(
+        '--tls-ca-out <file>',
+        "with --tls: write the mock CA's certificate (PEM) here (default: a temp file, named on the ready line)",
+      ).env('MOCK_IDP_TLS_CA_OUT'),
+    )
+    .addOption(
+      new Option('--tls-cert <file>', 'serve https with this PEM certificate (with --tls-key)').env(
+        'MOCK_IDP_TLS_CERT',
+      ),
+    )
+    .addOption(new Option('--tls-key <file>', 'the PEM private key of --tls-cert').env('MOCK_IDP_TLS_KEY'))
     .allowExcessArguments(true)
     .action(async (options: ServeOptions, command: Command) => {
       const [first] = command.args;
       if (first !== undefined) throw new CliError(notACommand(first, program), EXIT.usage);
       if (options.qaApi !== false) options.qaApi = qaApiFromEnv(io.env['MOCK_IDP_QA_API']);
+      if (options.tls !== true && tlsFromEnv(io.env['MOCK_IDP_TLS'])) options.tls = true;
       try {
         await serve(options, { stdout: io.stdout, stderr: io.stderr });
       } catch (err) {
