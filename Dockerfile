@@ -45,6 +45,8 @@ WORKDIR /app
 COPY --from=build /out/ /app/
 USER node
 EXPOSE 8080
+# Over https (MOCK_IDP_TLS=true or MOCK_IDP_TLS_CERT) the probe asks for /health over TLS without checking the
+# certificate: it only asks whether this container's own server answers.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+(process.env.KC_HTTP_RELATIVE_PATH||'').replace(/^\\/*/,'/').replace(/\\/+$/,'')+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const e=process.env,t=/^(1|true|on)$/i.test(e.MOCK_IDP_TLS||'')||!!e.MOCK_IDP_TLS_CERT;require(t?'node:https':'node:http').get({host:'127.0.0.1',port:e.PORT||8080,path:(e.KC_HTTP_RELATIVE_PATH||'').replace(/^\\/*/,'/').replace(/\\/+$/,'')+'/health',rejectUnauthorized:false},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"]
 ENTRYPOINT ["node", "/app/bin/mock-idp.js"]

@@ -52,6 +52,7 @@ const CODES: Record<MockIdpErrorCode, true> = {
   ERR_CLI: true,
   FIXTURES_UNREADABLE: true,
   KEY_UNREADABLE: true,
+  CA_UNREADABLE: true,
   MINT_FAILED: true,
   QA_FAILED: true,
 };

@@ -28,6 +28,7 @@ function reportOf(err: MockIdpError): { line: string; exitCode: number } | undef
     case 'ERR_TOKEN_FLOW':
     case 'FIXTURES_UNREADABLE':
     case 'KEY_UNREADABLE':
+    case 'CA_UNREADABLE':
     case 'MINT_FAILED':
     case 'QA_FAILED':
       return undefined;

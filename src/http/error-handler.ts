@@ -38,6 +38,7 @@ function oauthErrorOf(err: MockIdpError): OAuthError | undefined {
     case 'ERR_CLI':
     case 'FIXTURES_UNREADABLE':
     case 'KEY_UNREADABLE':
+    case 'CA_UNREADABLE':
     case 'MINT_FAILED':
     case 'QA_FAILED':
       return undefined;
