@@ -91,6 +91,14 @@ export interface MockIdpOptions {
    * A certificate or key that cannot be read or does not fit rejects with a TlsError. Default: http.
    */
   tls?: boolean | TlsOptions;
+  /**
+   * With a fixed issuer (`issuer`, or the fixtures' `issuer`): discovery names the back-channel endpoints
+   * (token, introspection, certs, userinfo, revocation, PAR, registration) under the request's own origin,
+   * and the browser-facing ones (authorization, end-session, session iframe) under the issuer, as Keycloak's
+   * `--hostname-backchannel-dynamic`; `iss` stays the issuer. Without a fixed issuer every URL already
+   * follows the request. Default: false.
+   */
+  hostnameBackchannelDynamic?: boolean;
   /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
   logLevel?: LogLevel;
   /** Custom logger; wins over logLevel. */
@@ -381,6 +389,7 @@ const OPTION_NAMES = {
   store: true,
   httpRelativePath: true,
   tls: true,
+  hostnameBackchannelDynamic: true,
   logLevel: true,
   logger: true,
 } satisfies Record<keyof MockIdpOptions, true>;
@@ -423,6 +432,13 @@ export async function serveMockIdp(
     await backend.close();
     throw err;
   }
+  // Keycloak refuses to start; here the flag is harmless (every URL follows the request already): said once.
+  if (options.hostnameBackchannelDynamic === true)
+    for (const realm of realms)
+      if ((several ? undefined : options.issuer) === undefined && realm.issuer === undefined)
+        log.warn(
+          `realm "${realm.name}": --hostname-backchannel-dynamic does nothing without a fixed issuer (--issuer URL or the fixtures' issuer): every URL already follows the request`,
+        );
   // What a Keycloak realm file asks for and cannot be honoured: said once, at start.
   for (const realm of realms)
     for (const line of realm.keycloak?.unsupported ?? [])

@@ -112,6 +112,13 @@ export function tlsFromEnv(value: string | undefined): boolean {
   throw new CliError(`MOCK_IDP_TLS=${value}: expected true or false`, EXIT.usage);
 }
 
+/** A flag's true or false, as Keycloak's boolean options take them (`--flag`, `--flag=true`, `--flag false`). */
+export function parseBoolean(value: string): boolean {
+  if (/^(true|on|1)$/i.test(value.trim())) return true;
+  if (/^(false|off|0)$/i.test(value.trim())) return false;
+  throw new InvalidArgumentError('true or false.');
+}
+
 /** `--tls-host`: a DNS name or an IP address for the made certificate. */
 export function parseTlsHost(value: string): string {
   const problem = tlsHostProblem(value);

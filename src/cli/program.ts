@@ -16,6 +16,7 @@ import {
   parseQaToken,
   qaApiFromEnv,
   tlsFromEnv,
+  parseBoolean,
   parseTlsHost,
   parseSeconds,
   parseApiVersion,
@@ -120,6 +121,14 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .argParser(parseRelativePath),
     )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
+    .addOption(
+      new Option(
+        '--hostname-backchannel-dynamic [bool]',
+        'with --issuer: back-channel URLs in discovery (token, certs, userinfo, ...) follow the request, as Keycloak',
+      )
+        .env('KC_HOSTNAME_BACKCHANNEL_DYNAMIC')
+        .argParser(parseBoolean),
+    )
     .option(
       '--tls',
       'serve https with a certificate made at start for localhost, 127.0.0.1 and ::1, signed by a mock CA (env MOCK_IDP_TLS=true)',

@@ -34,6 +34,8 @@ export interface ServeOptions {
   store?: string;
   /** `--http-relative-path` / `KC_HTTP_RELATIVE_PATH`, normalised by the option's parser. */
   httpRelativePath?: string;
+  /** `--hostname-backchannel-dynamic` / `KC_HOSTNAME_BACKCHANNEL_DYNAMIC=true`. */
+  hostnameBackchannelDynamic?: boolean;
   /** `--tls` / `MOCK_IDP_TLS=true`: https with a certificate made at start. */
   tls?: boolean;
   /** `--tls-host` (repeatable): more names of the made certificate. */
@@ -67,6 +69,7 @@ function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     ...(o.qaApi === false ? { qaApi: false } : {}),
     ...(o.store !== undefined ? { store: o.store } : {}),
     ...(o.httpRelativePath !== undefined ? { httpRelativePath: o.httpRelativePath } : {}),
+    ...(o.hostnameBackchannelDynamic === true ? { hostnameBackchannelDynamic: true } : {}),
     ...tlsOption(o),
   };
 }

@@ -48,6 +48,7 @@ export class MockIdpContainer extends GenericContainer {
   private issuer: string | undefined;
   private qaToken: string | undefined;
   private contextPath = '';
+  private backchannelDynamic = false;
   /** withTls(): the names the made certificate holds besides localhost, 127.0.0.1 and ::1. */
   private tls: { hosts: string[] } | undefined;
   /** Whether the image is a prebuilt mock-idp image (else the base image with the package's server). */
@@ -112,6 +113,17 @@ export class MockIdpContainer extends GenericContainer {
    */
   withIssuer(url: string): this {
     this.issuer = url;
+    return this;
+  }
+
+  /**
+   * With a fixed issuer (withIssuer or the fixtures' `issuer`), discovery names the back-channel endpoints
+   * (token, certs, userinfo, introspection, ...) under the URL each request came to, as Keycloak's
+   * `--hostname-backchannel-dynamic`: browsers use the issuer, services on a network reach the container
+   * by its alias, and every token keeps the one `iss`. Default: every URL under the fixed issuer.
+   */
+  withHostnameBackchannelDynamic(): this {
+    this.backchannelDynamic = true;
     return this;
   }
 
@@ -208,6 +220,7 @@ export class MockIdpContainer extends GenericContainer {
     if (this.seed !== undefined) args.push('--seed', this.seed);
     if (this.issuer !== undefined) args.push('--issuer', this.issuer);
     if (this.contextPath !== '') args.push('--http-relative-path', this.contextPath);
+    if (this.backchannelDynamic) args.push('--hostname-backchannel-dynamic');
     if (this.tls !== undefined) {
       args.push('--tls', '--tls-ca-out', CA_FILE);
       for (const host of this.tls.hosts) args.push('--tls-host', host);

@@ -6,7 +6,7 @@ import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidRequest, OAuthError } from '../../oauth/errors.js';
 import { TOKEN_GRANTS } from '../../oauth/grants/registry.js';
 import { issueTokenSet, tokenResponseJson } from '../../oauth/token-set.js';
-import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { assertionAudiences, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
 
 const SUPPORTED = [...TOKEN_GRANTS.keys()].join(', ');
@@ -26,7 +26,7 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     // Only a known value reaches the log line: request text could forge log lines.
     noteForLog(res, { grant: definition.type });
     const issuer = issuerOf(res);
-    const audiences = [issuer, issuer + PATHS.token];
+    const audiences = assertionAudiences(p, req, res, [PATHS.token]);
     const { client, method } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
