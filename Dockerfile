@@ -1,8 +1,8 @@
 # mock-idp: a local mock OpenID Connect provider, as a small image for CI and docker-compose.
 #
 #   docker build -t mock-idp .
-#   docker run --rm -p 8080:8080 mock-idp
-#   docker run --rm -p 8080:8080 -v ./users.yaml:/fixtures/users.yaml mock-idp --fixtures /fixtures/users.yaml
+#   docker run --rm -p 127.0.0.1:8080:8080 mock-idp
+#   docker run --rm -p 127.0.0.1:8080:8080 -v ./users.yaml:/fixtures/users.yaml mock-idp --fixtures /fixtures/users.yaml
 #
 # Behind a TLS-intercepting proxy, hand its CA bundle to npm as a BuildKit secret:
 #   DOCKER_BUILDKIT=1 docker build --secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt -t mock-idp .
