@@ -1,5 +1,5 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -100,9 +100,17 @@ function tlsOption(o: ServeOptions): Pick<MockIdpOptions, 'tls'> {
   return { tls: o.tlsHost !== undefined ? { hosts: o.tlsHost } : true };
 }
 
-/** Writes the made CA's PEM where --tls-ca-out says, else to a new temp directory; returns the path. */
+/**
+ * Writes the made CA's PEM where --tls-ca-out says, else to a new temp directory (removed when the process
+ * exits); returns the path.
+ */
 function writeCaCertificate(pem: string, out: string | undefined): string {
-  const path = out ?? join(mkdtempSync(join(tmpdir(), 'mock-idp-tls-')), 'ca.pem');
+  let path = out;
+  if (path === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-idp-tls-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    path = join(dir, 'ca.pem');
+  }
   try {
     writeFileSync(path, pem);
   } catch (err) {
