@@ -1,8 +1,8 @@
 # mock-idp: a local mock OpenID Connect provider, as a small image for CI and docker-compose.
 #
 #   docker build -t mock-idp .
-#   docker run --rm -p 8080:8080 mock-idp
-#   docker run --rm -p 8080:8080 -v ./users.yaml:/fixtures/users.yaml mock-idp --fixtures /fixtures/users.yaml
+#   docker run --rm -p 127.0.0.1:8080:8080 mock-idp
+#   docker run --rm -p 127.0.0.1:8080:8080 -v ./users.yaml:/fixtures/users.yaml mock-idp --fixtures /fixtures/users.yaml
 #
 # Behind a TLS-intercepting proxy, hand its CA bundle to npm as a BuildKit secret:
 #   DOCKER_BUILDKIT=1 docker build --secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt -t mock-idp .
@@ -45,6 +45,8 @@ WORKDIR /app
 COPY --from=build /out/ /app/
 USER node
 EXPOSE 8080
+# Over https (MOCK_IDP_TLS=true or MOCK_IDP_TLS_CERT) the probe asks for /health over TLS without checking the
+# certificate: it only asks whether this container's own server answers.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+(process.env.KC_HTTP_RELATIVE_PATH||'').replace(/^\\/*/,'/').replace(/\\/+$/,'')+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const e=process.env,t=/^(1|true|on)$/i.test(e.MOCK_IDP_TLS||'')||!!e.MOCK_IDP_TLS_CERT;require(t?'node:https':'node:http').get({host:'127.0.0.1',port:e.PORT||8080,path:(e.KC_HTTP_RELATIVE_PATH||'').replace(/^\\/*/,'/').replace(/\\/+$/,'')+'/health',rejectUnauthorized:false},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"]
 ENTRYPOINT ["node", "/app/bin/mock-idp.js"]

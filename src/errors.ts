@@ -6,6 +6,7 @@ import type { ClockRangeError } from './clock.js';
 import type { FixturesError } from './fixtures/errors.js';
 import type { TokenFlowError } from './flows/token-flow.js';
 import type { KeyLoadError } from './keys/load-key.js';
+import type { TlsError } from './keys/tls.js';
 import type { OAuthError } from './oauth/errors.js';
 import type { StoreError } from './store/backend.js';
 import type { MockIdpContainerError } from './testcontainers/errors.js';
@@ -27,6 +28,7 @@ export type MockIdpError =
   | OAuthError
   | FixturesError
   | KeyLoadError
+  | TlsError
   | ClockRangeError
   | StoreError
   | ListenError
@@ -42,6 +44,7 @@ const CODES: Record<MockIdpErrorCode, true> = {
   ERR_OAUTH: true,
   ERR_FIXTURES_INVALID: true,
   ERR_KEY_INVALID: true,
+  ERR_TLS_INVALID: true,
   ERR_CLOCK_RANGE: true,
   ERR_STORE_UNAVAILABLE: true,
   ERR_LISTEN: true,
@@ -49,6 +52,7 @@ const CODES: Record<MockIdpErrorCode, true> = {
   ERR_CLI: true,
   FIXTURES_UNREADABLE: true,
   KEY_UNREADABLE: true,
+  CA_UNREADABLE: true,
   MINT_FAILED: true,
   QA_FAILED: true,
   TESTCONTAINERS_MISSING: true,

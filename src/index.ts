@@ -36,6 +36,7 @@ export { Clock, type ClockSetting, type ClockState } from './clock.js';
 export { OAuthError, type OAuthErrorCode } from './oauth/errors.js';
 export type { MockIdpError, MockIdpErrorCode } from './errors.js';
 export type { LogLevel } from './log.js';
+export { TlsError, type TlsOptions } from './keys/tls.js';
 
 /** Loads and validates fixtures from a YAML/JSON file path or an object; throws FixturesError listing every problem. */
 export async function loadFixtures(source: string | FixturesInput): Promise<Fixtures> {

@@ -1,5 +1,6 @@
 // startMockIdp(): the library entry used by the CLI, in-process tests and the container.
 import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from './clock.js';
@@ -26,6 +27,8 @@ import { OAuthError } from './oauth/errors.js';
 import type { StoreBackend } from './store/backend.js';
 import { openStore } from './store/open.js';
 import { refuseUnknownOptions } from './unknown-options.js';
+import { fetchTrusting, type FlowFetch } from './flows/ca-fetch.js';
+import { tlsMaterial, type TlsMaterial, type TlsOptions } from './keys/tls.js';
 
 /** The fixtures bundled with the package. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.yaml', import.meta.url));
@@ -81,6 +84,21 @@ export interface MockIdpOptions {
    * none. Default: none.
    */
   httpRelativePath?: string;
+  /**
+   * Serve https: `true` with a certificate made at start for `localhost`, `127.0.0.1` and `::1`, signed by a
+   * mock CA made at start (its PEM is {@link MockIdp.caCertificate}); `{ hosts }` adds names to it;
+   * `{ certFile, keyFile }` serves a given PEM certificate and key instead. The URLs and issuer become https.
+   * A certificate or key that cannot be read or does not fit rejects with a TlsError. Default: http.
+   */
+  tls?: boolean | TlsOptions;
+  /**
+   * With a fixed issuer (`issuer`, or the fixtures' `issuer`): discovery names the back-channel endpoints
+   * (token, introspection, certs, userinfo, revocation, PAR, registration) under the request's own origin,
+   * and the browser-facing ones (authorization, end-session, session iframe) under the issuer, as Keycloak's
+   * `--hostname-backchannel-dynamic`; `iss` stays the issuer. Without a fixed issuer every URL already
+   * follows the request. Default: false.
+   */
+  hostnameBackchannelDynamic?: boolean;
   /** Log level. Default: 'silent' for the library (the CLI uses 'info'). */
   logLevel?: LogLevel;
   /** Custom logger; wins over logLevel. */
@@ -118,6 +136,11 @@ export interface MockIdp extends Omit<MockIdpRealm, 'name'> {
   /** Every realm served, by name, the first one first. */
   realms: Record<string, MockIdpRealm>;
   port: number;
+  /**
+   * With `tls` and a made certificate: the PEM of the mock CA that signed it, for a client to trust
+   * (`NODE_EXTRA_CA_CERTS`, curl's `--cacert`, undici's `connect.ca`). Otherwise undefined.
+   */
+  caCertificate: string | undefined;
   /** Stops listening and closes every connection (see {@link CloseOptions} to let requests finish). */
   close(options?: CloseOptions): Promise<void>;
 }
@@ -318,7 +341,7 @@ function runRealm(provider: Provider, options: MockIdpOptions, log: Logger): Run
   return { provider, qa, backchannel };
 }
 
-function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm {
+function realmHandle({ provider, qa }: RunningRealm, url: string, send: FlowFetch): MockIdpRealm {
   const base = `${url}${realmBasePath(provider.realm.name, provider.relativePath)}`;
   return {
     name: provider.realm.name,
@@ -335,6 +358,7 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
         base,
         { ...client, apiVersion: client.apiVersion ?? provider.realm.apiVersion },
         request,
+        send,
       );
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
@@ -364,12 +388,25 @@ const OPTION_NAMES = {
   qaApi: true,
   store: true,
   httpRelativePath: true,
+  tls: true,
+  hostnameBackchannelDynamic: true,
   logLevel: true,
   logger: true,
 } satisfies Record<keyof MockIdpOptions, true>;
 
 /** What a realm's ready line names (the CLI's `listening on`). */
 export type ListeningRealm = Pick<MockIdpRealm, 'name' | 'issuer' | 'url'>;
+
+/** What the ready lines name beside the realms: the CA to trust when the server made its certificate. */
+export interface ListeningServer {
+  caCertificate: string | undefined;
+}
+
+/** The https material of the options (made or read before anything listens), or undefined for http. */
+async function tlsOf(options: MockIdpOptions): Promise<TlsMaterial | undefined> {
+  if (options.tls === undefined || options.tls === false) return undefined;
+  return tlsMaterial(options.tls, options.seed);
+}
 
 /**
  * startMockIdp, telling `onListening` once the server listens (the CLI prints its ready line there). When
@@ -380,11 +417,12 @@ export type ListeningRealm = Pick<MockIdpRealm, 'name' | 'issuer' | 'url'>;
  */
 export async function serveMockIdp(
   given: MockIdpOptions,
-  onListening?: (realms: ListeningRealm[]) => void,
+  onListening?: (realms: ListeningRealm[], server: ListeningServer) => void,
 ): Promise<MockIdp> {
   const relativePath = normaliseRelativePath(given.httpRelativePath ?? '');
   const options: MockIdpOptions = { ...given, httpRelativePath: relativePath };
   const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
+  const tls = await tlsOf(options);
   const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
   let several: boolean;
@@ -394,6 +432,13 @@ export async function serveMockIdp(
     await backend.close();
     throw err;
   }
+  // Keycloak refuses to start; here the flag is harmless (every URL follows the request already): said once.
+  if (options.hostnameBackchannelDynamic === true)
+    for (const realm of realms)
+      if ((several ? undefined : options.issuer) === undefined && realm.issuer === undefined)
+        log.warn(
+          `realm "${realm.name}": --hostname-backchannel-dynamic does nothing without a fixed issuer (--issuer URL or the fixtures' issuer): every URL already follows the request`,
+        );
   // What a Keycloak realm file asks for and cannot be honoured: said once, at start.
   for (const realm of realms)
     for (const line of realm.keycloak?.unsupported ?? [])
@@ -424,10 +469,14 @@ export async function serveMockIdp(
     );
   };
   const messages = expressMessages();
-  const server = createServer(
-    { IncomingMessage: messages.IncomingMessage, ServerResponse: messages.ServerResponse },
-    (req, res) => handle(req, res),
-  );
+  const serverOptions = {
+    IncomingMessage: messages.IncomingMessage,
+    ServerResponse: messages.ServerResponse,
+  };
+  const server: Server =
+    tls === undefined
+      ? createServer(serverOptions, (req, res) => handle(req, res))
+      : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, (req, res) => handle(req, res));
   server.keepAliveTimeout = 65_000;
   const host = options.host ?? '127.0.0.1';
   const address = await listen(server, options.port ?? 0, host).catch(async (err: unknown) => {
@@ -441,7 +490,7 @@ export async function serveMockIdp(
       : address.address === '0.0.0.0'
         ? '127.0.0.1'
         : address.address;
-  const url = `http://${shownHost}:${address.port}`;
+  const url = `${tls === undefined ? 'http' : 'https'}://${shownHost}:${address.port}`;
   const fixed = several ? undefined : options.issuer;
   const listening = (): void =>
     onListening?.(
@@ -450,6 +499,7 @@ export async function serveMockIdp(
         url,
         issuer: realmIssuer(fixed, realm, url, relativePath),
       })),
+      { caCertificate: tls?.caCertificate },
     );
   if (providers === undefined) {
     listening();
@@ -482,13 +532,16 @@ export async function serveMockIdp(
   handle = app;
   openGate(app);
   if (!early) listening();
-  const handles = running.map((r) => realmHandle(r, url));
+  // The flows of `token()` trust the mock CA that signed a made certificate.
+  const send = tls?.caCertificate !== undefined ? fetchTrusting(tls.caCertificate) : fetch;
+  const handles = running.map((r) => realmHandle(r, url, send));
   const first = handles[0] as MockIdpRealm;
   return {
     realms: Object.fromEntries(handles.map((h) => [h.name, h])),
     issuer: first.issuer,
     url,
     port: address.port,
+    caCertificate: tls?.caCertificate,
     clock: first.clock,
     provider: first.provider,
     mint: first.mint,

@@ -12,6 +12,7 @@ function reportOf(err: MockIdpError): { line: string; exitCode: number } | undef
       return { line: `mock-idp: ${err.error}: ${err.description}`, exitCode: EXIT.failure };
     case 'ERR_FIXTURES_INVALID':
     case 'ERR_KEY_INVALID':
+    case 'ERR_TLS_INVALID':
     case 'ERR_CLOCK_RANGE':
     case 'ERR_STORE_UNAVAILABLE':
       return { line: err.message, exitCode: EXIT.failure };
@@ -27,6 +28,7 @@ function reportOf(err: MockIdpError): { line: string; exitCode: number } | undef
     case 'ERR_TOKEN_FLOW':
     case 'FIXTURES_UNREADABLE':
     case 'KEY_UNREADABLE':
+    case 'CA_UNREADABLE':
     case 'MINT_FAILED':
     case 'QA_FAILED':
       return undefined;

@@ -8,6 +8,7 @@ import { MAX_USERS } from '../users/generate.js';
 import { normaliseRelativePath } from '../realm/paths.js';
 import { BRAND_WORD, BRAND_WORD_RULE } from '../fixtures/schema.js';
 import { CliError, EXIT } from './cli-error.js';
+import { tlsHostProblem } from '../keys/tls.js';
 
 export function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535)
@@ -115,6 +116,27 @@ export function qaApiFromEnv(value: string | undefined): boolean {
   if (value === undefined || value === '' || /^(on|true|1)$/i.test(value)) return true;
   if (/^(off|false|0)$/i.test(value)) return false;
   throw new CliError(`MOCK_IDP_QA_API=${value}: expected off or on`, EXIT.usage);
+}
+
+/** `MOCK_IDP_TLS`: true (or on, 1) serves https as --tls does; unset, false, off or 0 does not. */
+export function tlsFromEnv(value: string | undefined): boolean {
+  if (value === undefined || value === '' || /^(off|false|0)$/i.test(value)) return false;
+  if (/^(on|true|1)$/i.test(value)) return true;
+  throw new CliError(`MOCK_IDP_TLS=${value}: expected true or false`, EXIT.usage);
+}
+
+/** A flag's true or false, as Keycloak's boolean options take them (`--flag`, `--flag=true`, `--flag false`). */
+export function parseBoolean(value: string): boolean {
+  if (/^(true|on|1)$/i.test(value.trim())) return true;
+  if (/^(false|off|0)$/i.test(value.trim())) return false;
+  throw new InvalidArgumentError('true or false.');
+}
+
+/** `--tls-host`: a DNS name or an IP address for the made certificate. */
+export function parseTlsHost(value: string): string {
+  const problem = tlsHostProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
+  return value;
 }
 
 /** `users --count`: a whole number from 1 to MAX_USERS. */

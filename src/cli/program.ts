@@ -15,6 +15,9 @@ import {
   parsePort,
   parseQaToken,
   qaApiFromEnv,
+  tlsFromEnv,
+  parseBoolean,
+  parseTlsHost,
   parseSeconds,
   parseApiVersion,
   parseJwkJson,
@@ -119,11 +122,41 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .argParser(parseRelativePath),
     )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
+    .addOption(
+      new Option(
+        '--hostname-backchannel-dynamic [bool]',
+        'with --issuer: back-channel URLs in discovery (token, certs, userinfo, ...) follow the request, as Keycloak',
+      )
+        .env('KC_HOSTNAME_BACKCHANNEL_DYNAMIC')
+        .argParser(parseBoolean),
+    )
+    .option(
+      '--tls',
+      'serve https with a certificate made at start for localhost, 127.0.0.1 and ::1, signed by a mock CA (env MOCK_IDP_TLS=true)',
+    )
+    .option(
+      '--tls-host <name>',
+      'with --tls: one more DNS name or IP address the certificate holds (repeatable)',
+      collect(parseTlsHost),
+    )
+    .addOption(
+      new Option(
+        '--tls-ca-out <file>',
+        "with --tls: write the mock CA's certificate (PEM) here (default: a temp file, named on the ready line)",
+      ).env('MOCK_IDP_TLS_CA_OUT'),
+    )
+    .addOption(
+      new Option('--tls-cert <file>', 'serve https with this PEM certificate (with --tls-key)').env(
+        'MOCK_IDP_TLS_CERT',
+      ),
+    )
+    .addOption(new Option('--tls-key <file>', 'the PEM private key of --tls-cert').env('MOCK_IDP_TLS_KEY'))
     .allowExcessArguments(true)
     .action(async (options: ServeOptions, command: Command) => {
       const [first] = command.args;
       if (first !== undefined) throw new CliError(notACommand(first, program), EXIT.usage);
       if (options.qaApi !== false) options.qaApi = qaApiFromEnv(io.env['MOCK_IDP_QA_API']);
+      if (options.tls !== true && tlsFromEnv(io.env['MOCK_IDP_TLS'])) options.tls = true;
       try {
         await serve(options, { stdout: io.stdout, stderr: io.stderr });
       } catch (err) {

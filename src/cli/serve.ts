@@ -1,5 +1,14 @@
 // `mock-idp serve`: start the server, print the ready line, close cleanly on SIGINT/SIGTERM.
-import { serveMockIdp, type ListeningRealm, type MockIdp, type MockIdpOptions } from '../server.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  serveMockIdp,
+  type ListeningRealm,
+  type ListeningServer,
+  type MockIdp,
+  type MockIdpOptions,
+} from '../server.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { CliError, EXIT } from './cli-error.js';
 import { watchFixtures } from './watch.js';
@@ -25,6 +34,17 @@ export interface ServeOptions {
   store?: string;
   /** `--http-relative-path` / `KC_HTTP_RELATIVE_PATH`, normalised by the option's parser. */
   httpRelativePath?: string;
+  /** `--hostname-backchannel-dynamic` / `KC_HOSTNAME_BACKCHANNEL_DYNAMIC=true`. */
+  hostnameBackchannelDynamic?: boolean;
+  /** `--tls` / `MOCK_IDP_TLS=true`: https with a certificate made at start. */
+  tls?: boolean;
+  /** `--tls-host` (repeatable): more names of the made certificate. */
+  tlsHost?: string[];
+  /** `--tls-cert` / `MOCK_IDP_TLS_CERT` and `--tls-key` / `MOCK_IDP_TLS_KEY`: serve this certificate. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** `--tls-ca-out` / `MOCK_IDP_TLS_CA_OUT`: where the made CA's PEM is written (default: a temp file). */
+  tlsCaOut?: string;
 }
 
 interface ServeIo {
@@ -49,13 +69,64 @@ function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     ...(o.qaApi === false ? { qaApi: false } : {}),
     ...(o.store !== undefined ? { store: o.store } : {}),
     ...(o.httpRelativePath !== undefined ? { httpRelativePath: o.httpRelativePath } : {}),
+    ...(o.hostnameBackchannelDynamic === true ? { hostnameBackchannelDynamic: true } : {}),
+    ...tlsOption(o),
   };
 }
 
+/** The `tls` option of the flags, refusing combinations that cannot mean anything (with the flags' names). */
+function tlsOption(o: ServeOptions): Pick<MockIdpOptions, 'tls'> {
+  const given = o.tlsCert !== undefined || o.tlsKey !== undefined;
+  if (given) {
+    if (o.tlsCert === undefined || o.tlsKey === undefined)
+      throw new CliError(
+        `${o.tlsCert === undefined ? '--tls-key needs --tls-cert' : '--tls-cert needs --tls-key'}: give the certificate and its key, or neither (--tls makes one at start)`,
+        EXIT.usage,
+      );
+    for (const flag of ['tlsHost', 'tlsCaOut'] as const)
+      if (o[flag] !== undefined)
+        throw new CliError(
+          `${flag === 'tlsHost' ? '--tls-host' : '--tls-ca-out'} is for a certificate made at start (--tls), not a given one (--tls-cert)`,
+          EXIT.usage,
+        );
+    return { tls: { certFile: o.tlsCert, keyFile: o.tlsKey } };
+  }
+  if (!o.tls) {
+    const without = o.tlsHost !== undefined ? '--tls-host' : o.tlsCaOut !== undefined ? '--tls-ca-out' : '';
+    if (without !== '')
+      throw new CliError(`${without} needs --tls (https with a certificate made at start)`, EXIT.usage);
+    return {};
+  }
+  return { tls: o.tlsHost !== undefined ? { hosts: o.tlsHost } : true };
+}
+
+/**
+ * Writes the made CA's PEM where --tls-ca-out says, else to a new temp directory (removed when the process
+ * exits); returns the path.
+ */
+function writeCaCertificate(pem: string, out: string | undefined): string {
+  let path = out;
+  if (path === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-idp-tls-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    path = join(dir, 'ca.pem');
+  }
+  try {
+    writeFileSync(path, pem);
+  } catch (err) {
+    throw new CliError(`--tls-ca-out ${path}: cannot write the CA certificate: ${(err as Error).message}`);
+  }
+  return path;
+}
+
 /** A realm's ready line: the realm base URL to reach it, and the issuer when one is fixed elsewhere. */
-function readyLine(realm: ListeningRealm, relativePath: string): string {
+function readyLine(realm: ListeningRealm, relativePath: string, caFile: string | undefined): string {
   const local = `${realm.url}${realmBasePath(realm.name, relativePath)}`;
-  return `mock-idp listening on ${local}${realm.issuer !== local ? ` (issuer ${realm.issuer})` : ''}`;
+  const notes = [
+    ...(realm.issuer !== local ? [`issuer ${realm.issuer}`] : []),
+    ...(caFile !== undefined ? [`CA certificate ${caFile}`] : []),
+  ];
+  return `mock-idp listening on ${local}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 /** A store option as the ready line names it: `memory`, or the Redis URL without its password. */
@@ -127,11 +198,27 @@ export async function serve(options: ServeOptions, io: ServeIo): Promise<MockIdp
   process.on('SIGTERM', onSignal);
   try {
     // The ready lines as soon as the server listens (with an ephemeral key, before it is made).
-    idp = await serveMockIdp(toMockIdpOptions(options), (realms) => {
-      for (const realm of realms) io.stdout(readyLine(realm, options.httpRelativePath ?? ''));
+    // A CA file that cannot be written stops the start: the ready line would name a file that is not there.
+    let unwritable: unknown;
+    idp = await serveMockIdp(toMockIdpOptions(options), (realms, server: ListeningServer) => {
+      let caFile: string | undefined;
+      try {
+        caFile =
+          server.caCertificate !== undefined
+            ? writeCaCertificate(server.caCertificate, options.tlsCaOut)
+            : undefined;
+      } catch (err) {
+        unwritable = err;
+        return;
+      }
+      for (const realm of realms) io.stdout(readyLine(realm, options.httpRelativePath ?? '', caFile));
       const next = nextLine(realms, options);
       if (next !== undefined) io.stdout(next);
     });
+    if (unwritable !== undefined) {
+      await idp.close();
+      throw unwritable;
+    }
   } catch (err) {
     closeWatchers();
     process.off('SIGINT', onSignal);

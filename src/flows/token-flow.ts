@@ -3,6 +3,7 @@
 // `idp.token()` and the Testcontainers module's `getTokenResponse()`.
 import { createHash } from 'node:crypto';
 import type { TokenResponse } from '../oauth/token-set.js';
+import type { FlowFetch } from './ca-fetch.js';
 
 /** What the flow needs to know of a fixture client. */
 export interface FlowClient {
@@ -72,11 +73,12 @@ function credentials(
 }
 
 async function postToken(
+  send: FlowFetch,
   base: string,
   form: Record<string, string>,
   headers: Record<string, string>,
 ): Promise<TokenResponse> {
-  const response = await fetch(`${base}${PATH}/token`, {
+  const response = await send(`${base}${PATH}/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(form),
@@ -89,16 +91,18 @@ async function postToken(
 
 let flows = 0;
 
-/** Runs the flow at the realm base URL `base` and returns the token response. */
+/** Runs the flow at the realm base URL `base` and returns the token response; `send` makes the requests. */
 export async function runTokenFlow(
   base: string,
   client: FlowClient,
   request: TokenFlowRequest,
+  send: FlowFetch = fetch,
 ): Promise<TokenResponse> {
   const secret = request.secret ?? client.secret;
   const { headers, body } = credentials(client, secret);
   if (request.user === undefined) {
     return postToken(
+      send,
       base,
       {
         grant_type: 'client_credentials',
@@ -126,7 +130,7 @@ export async function runTokenFlow(
     // Version 4 requires a nonce; before it, none is sent, so the tokens stay what they were.
     ...((client.apiVersion ?? 1) >= 4 ? { nonce: `flow-${flows}` } : {}),
   }).toString();
-  const answer = await fetch(authorize, { redirect: 'manual' });
+  const answer = await send(authorize, { redirect: 'manual' });
   const location = answer.headers.get('location');
   await answer.body?.cancel();
   if (answer.status !== 302 || location === null)
@@ -143,6 +147,7 @@ export async function runTokenFlow(
       `authorize refused: ${back.searchParams.get('error') ?? 'no code'}: ${back.searchParams.get('error_description') ?? ''}`,
     );
   return postToken(
+    send,
     base,
     { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, ...body },
     headers,

@@ -1,10 +1,28 @@
 // Per-request helpers shared by endpoint handlers: the issuer, parsed parameters, JSON answers.
 import type { Request, Response } from 'express';
 import { Params } from '../oauth/params.js';
+import type { RealmContext } from '../realm/context.js';
+import { requestOrigin } from './origin.js';
 
 /** The realm base URL of this request (set by the realm router). */
 export function issuerOf(res: Response): string {
   return res.locals['issuer'] as string;
+}
+
+/**
+ * The audiences a client assertion may name at a back-channel endpoint: the issuer and `paths` under it, and
+ * with back-channel URLs that follow the request, `paths` under the request's own realm base URL as well
+ * (what discovery named for this client).
+ */
+export function assertionAudiences(
+  p: RealmContext,
+  req: Request,
+  res: Response,
+  paths: readonly string[],
+): string[] {
+  const issuer = issuerOf(res);
+  const bases = p.backchannelDynamic ? [issuer, p.backchannelBaseFor(requestOrigin(req))] : [issuer];
+  return [issuer, ...new Set(bases.flatMap((base) => paths.map((path) => base + path)))];
 }
 
 /** Query (GET) or urlencoded body (POST) as single-valued parameters. */

@@ -30,6 +30,7 @@ function oauthErrorOf(err: MockIdpError): OAuthError | undefined {
     // (a bad clock setting, a fixtures replacement's problems); one that reaches here is the server's.
     case 'ERR_FIXTURES_INVALID':
     case 'ERR_KEY_INVALID':
+    case 'ERR_TLS_INVALID':
     case 'ERR_CLOCK_RANGE':
     case 'ERR_STORE_UNAVAILABLE':
     case 'ERR_LISTEN':
@@ -37,6 +38,7 @@ function oauthErrorOf(err: MockIdpError): OAuthError | undefined {
     case 'ERR_CLI':
     case 'FIXTURES_UNREADABLE':
     case 'KEY_UNREADABLE':
+    case 'CA_UNREADABLE':
     case 'MINT_FAILED':
     case 'QA_FAILED':
       return undefined;

@@ -1,7 +1,8 @@
-// The mock CA (P-256, self-signed, CA:TRUE) and the leaf certificate of the realm's EC key, made at start.
-// @peculiar/x509 writes the certificates; their ECDSA signatures come from @noble/curves (RFC 6979) through
+// Every certificate mock-idp makes: a mock CA (P-256, self-signed, CA:TRUE) and a leaf it signs — for the
+// realm's EC key (the `x5c` chain) or for the https server (`--tls`). @peculiar/x509 writes the certificates; their ECDSA signatures come from @noble/curves (RFC 6979) through
 // a WebCrypto stand-in, as WebCrypto's ECDSA draws a random k: under a seed the chain is byte-identical.
 import { createHash, webcrypto, type KeyObject } from 'node:crypto';
+import { isIP } from 'node:net';
 // @peculiar/x509's dependency injection (tsyringe) needs the Reflect metadata API before it loads.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -14,7 +15,7 @@ const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 /** How long the certificates stay valid from the clock's time at start. */
 const VALIDITY_MS = 10 * 365 * 24 * 3600 * 1000;
 
-/** What makes a chain: the keys, serial bytes and the instant it starts at. */
+/** What makes the realm's `x5c` chain: the keys, serial bytes and the instant it starts at. */
 interface ChainInput {
   realm: string;
   caKey: KeyObject;
@@ -70,18 +71,31 @@ async function importPair(key: KeyObject): Promise<webcrypto.CryptoKeyPair> {
   return { privateKey, publicKey };
 }
 
-/** Makes the chain: [leaf, CA] as base64 DER, and the leaf's x5t#S256. */
-export async function makeChain(input: ChainInput): Promise<{ x5c: string[]; x5tS256: string }> {
+/** A mock CA and what its leaf is for. */
+interface IssueInput {
+  caKey: KeyObject;
+  leafKey: KeyObject;
+  caSerial: Uint8Array;
+  leafSerial: Uint8Array;
+  caName: string;
+  leafName: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** The leaf's own extensions beside basic constraints and the key identifiers. */
+  leafExtensions: x509.Extension[];
+}
+
+/** Makes a mock CA and a leaf it signs; under one key, serials and instants, the same bytes every time. */
+async function issue(input: IssueInput): Promise<{ ca: x509.X509Certificate; leaf: x509.X509Certificate }> {
   const ca = await importPair(input.caKey);
   const leaf = await importPair(input.leafKey);
   const crypto = deterministicCrypto(new Map([[ca.privateKey, scalarOf(input.caKey)]]));
-  const notAfter = new Date(input.notBefore.getTime() + VALIDITY_MS);
   const caCert = await x509.X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: serialHex(input.caSerial),
-      name: `CN=mock-idp CA, O=mock-idp, OU=${input.realm}`,
+      name: input.caName,
       notBefore: input.notBefore,
-      notAfter,
+      notAfter: input.notAfter,
       keys: ca,
       signingAlgorithm: ES256,
       extensions: [
@@ -95,27 +109,70 @@ export async function makeChain(input: ChainInput): Promise<{ x5c: string[]; x5t
   const leafCert = await x509.X509CertificateGenerator.create(
     {
       serialNumber: serialHex(input.leafSerial),
-      subject: `CN=mock-idp ES256, O=mock-idp, OU=${input.realm}`,
+      subject: input.leafName,
       issuer: caCert.subject,
       notBefore: input.notBefore,
-      notAfter,
+      notAfter: input.notAfter,
       publicKey: leaf.publicKey,
       signingKey: ca.privateKey,
       signingAlgorithm: ES256,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        ...input.leafExtensions,
         await x509.SubjectKeyIdentifierExtension.create(leaf.publicKey, false, crypto),
         await x509.AuthorityKeyIdentifierExtension.create(ca.publicKey, false, crypto),
       ],
     },
     crypto,
   );
-  const leafDer = Buffer.from(leafCert.rawData);
+  return { ca: caCert, leaf: leafCert };
+}
+
+/** Makes the chain: [leaf, CA] as base64 DER, and the leaf's x5t#S256. */
+export async function makeChain(input: ChainInput): Promise<{ x5c: string[]; x5tS256: string }> {
+  const { ca, leaf } = await issue({
+    ...input,
+    caName: `CN=mock-idp CA, O=mock-idp, OU=${input.realm}`,
+    leafName: `CN=mock-idp ES256, O=mock-idp, OU=${input.realm}`,
+    notAfter: new Date(input.notBefore.getTime() + VALIDITY_MS),
+    leafExtensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+  });
+  const leafDer = Buffer.from(leaf.rawData);
   return {
-    x5c: [leafDer.toString('base64'), Buffer.from(caCert.rawData).toString('base64')],
+    x5c: [leafDer.toString('base64'), Buffer.from(ca.rawData).toString('base64')],
     x5tS256: createHash('sha256').update(leafDer).digest('base64url'),
   };
+}
+
+/** What makes the https server's certificate: the names it serves, keys, serials and validity. */
+export interface TlsChainInput {
+  /** DNS names and IP addresses (IPv4 or IPv6) the certificate names; the first is its CN. */
+  hosts: readonly string[];
+  caKey: KeyObject;
+  leafKey: KeyObject;
+  caSerial: Uint8Array;
+  leafSerial: Uint8Array;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** The https server's certificate for `hosts` and the mock CA that signed it, both PEM. */
+export async function makeTlsChain(input: TlsChainInput): Promise<{ caPem: string; certPem: string }> {
+  const names = input.hosts.map((host): x509.JsonGeneralName => ({
+    type: isIP(host) === 0 ? 'dns' : 'ip',
+    value: host,
+  }));
+  const { ca, leaf } = await issue({
+    ...input,
+    caName: 'CN=mock-idp TLS CA, O=mock-idp',
+    leafName: `CN=${input.hosts[0] ?? 'localhost'}, O=mock-idp`,
+    leafExtensions: [
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
+      new x509.SubjectAlternativeNameExtension(names, false),
+    ],
+  });
+  return { caPem: ca.toString('pem'), certPem: leaf.toString('pem') };
 }
 
 /** Reads a given chain (PEM or base64 DER certificates): base64 DER each, and the leaf's x5t#S256. */

@@ -19,6 +19,8 @@ interface RealmOptions {
   issuer?: string;
   /** Normalised already (serveMockIdp does it). */
   httpRelativePath?: string;
+  /** Back-channel URLs from the request's origin when the issuer is fixed. */
+  hostnameBackchannelDynamic?: boolean;
   logger?: Logger;
 }
 
@@ -68,6 +70,7 @@ export async function buildProvider(
     encryptionKey: startEncryptionKey(share),
     ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
     ...(options.httpRelativePath !== undefined ? { relativePath: options.httpRelativePath } : {}),
+    ...(options.hostnameBackchannelDynamic === true ? { backchannelDynamic: true } : {}),
     ...(backend !== undefined ? { store: backend.storeFor(realm.name, clock) } : {}),
     ...(secret !== undefined ? { secret } : {}),
   });

@@ -39,6 +39,10 @@ export interface RealmContext {
   readonly fixedIssuer: string | undefined;
   /** The HTTP relative path everything is served under (normalised; `''` for none). */
   readonly relativePath: string;
+  /** With a fixed issuer, back-channel URLs follow the request's origin (`--hostname-backchannel-dynamic`). */
+  readonly backchannelDynamic: boolean;
+  /** The realm base URL the back-channel endpoints are named under, for a request origin. */
+  backchannelBaseFor(origin: string): string;
   /** Starts a session and returns it, as the store now holds it. */
   openSession(init: SessionInit): Promise<Session>;
   /** Keeps a session alive for another idle period; `clientId` joins its clients. Writes it back. */

@@ -65,6 +65,8 @@ export class Provider implements RealmContext {
   readonly fixedIssuer: string | undefined;
   /** The HTTP relative path everything is served under (normalised; `''` for none). */
   readonly relativePath: string;
+  /** `--hostname-backchannel-dynamic`: with a fixed issuer, back-channel URLs follow the request's origin. */
+  readonly backchannelDynamic: boolean;
   /** kid → PEM of the keys made at run time, for replicas to load (a shared store only). */
   readonly keyPems = new Map<string, string>();
   /** The text of the last PUT /mock/fixtures, for replicas to take over. */
@@ -82,6 +84,8 @@ export class Provider implements RealmContext {
     fixedIssuer?: string;
     /** The normalised HTTP relative path; default: none. */
     relativePath?: string;
+    /** Back-channel URLs from the request's origin when the issuer is fixed; default: false. */
+    backchannelDynamic?: boolean;
     store?: StateStore;
     /** The realm's HS256 secret, when shared by replicas; default: from the ids. */
     secret?: Uint8Array;
@@ -93,6 +97,7 @@ export class Provider implements RealmContext {
     this.encryptionKey = init.encryptionKey ?? startEncryptionKey();
     this.fixedIssuer = init.fixedIssuer?.replace(/\/+$/, '');
     this.relativePath = init.relativePath ?? '';
+    this.backchannelDynamic = init.backchannelDynamic ?? false;
     this.secret = realmSecret(init.secret ?? init.ids.secret('realm-hs256'));
     this.subjectIds = new SubjectIds(
       pairwiseSalt(init.ids.seeded ? init.ids.secret('pairwise-salt') : undefined, init.realm.name),
@@ -136,6 +141,16 @@ export class Provider implements RealmContext {
   /** The realm base URL for a request origin (`http://host:port`): {@link realmIssuer}. */
   issuerFor(origin: string): string {
     return realmIssuer(this.fixedIssuer, this.#realm, origin, this.relativePath);
+  }
+
+  /**
+   * The realm base URL the back-channel endpoints (token, introspection, certs, userinfo, revocation, PAR,
+   * registration) are named under for a request origin: the issuer, or with {@link backchannelDynamic} and
+   * a fixed issuer the request's own origin, as Keycloak's `--hostname-backchannel-dynamic` names them.
+   */
+  backchannelBaseFor(origin: string): string {
+    if (!this.backchannelDynamic) return this.issuerFor(origin);
+    return `${origin}${realmBasePath(this.#realm.name, this.relativePath)}`;
   }
 
   /**

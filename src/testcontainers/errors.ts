@@ -5,6 +5,8 @@ export type MockIdpContainerErrorCode =
   | 'FIXTURES_UNREADABLE'
   /** The key file given to `withKey` cannot be read. */
   | 'KEY_UNREADABLE'
+  /** withTls(): the server's CA certificate could not be read from the container. */
+  | 'CA_UNREADABLE'
   /** The QA mint endpoint answered with a non-2xx status or a body that is not a minted token. */
   | 'MINT_FAILED'
   /** The peer dependency `testcontainers` is not installed in the project. */

@@ -4,6 +4,7 @@
 import { access, constants, readdir } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StartedTestContainer } from 'testcontainers';
 import { GenericContainer, ImageName, Wait } from './peer.js';
 import { MockIdpContainerError } from './errors.js';
 import { BUNDLED_FIXTURES, readFixturesSummary } from './fixtures-summary.js';
@@ -36,6 +37,8 @@ export interface ClockOptions {
 // Where copied files land; the image runs as a non-root user, so they are copied world-readable.
 const FIXTURES_DIR = '/fixtures';
 const KEYS_DIR = '/keys';
+/** Where the server writes its mock CA's certificate with withTls(); the started container reads it there. */
+const CA_FILE = '/tmp/mock-idp-ca.pem';
 const READABLE = 0o444;
 
 export class MockIdpContainer extends GenericContainer {
@@ -46,6 +49,9 @@ export class MockIdpContainer extends GenericContainer {
   private issuer: string | undefined;
   private qaToken: string | undefined;
   private contextPath = '';
+  private backchannelDynamic = false;
+  /** withTls(): the names the made certificate holds besides localhost, 127.0.0.1 and ::1. */
+  private tls: { hosts: string[] } | undefined;
   /** Whether the image is a prebuilt mock-idp image (else the base image with the package's server). */
   private prebuilt: boolean;
 
@@ -59,12 +65,14 @@ export class MockIdpContainer extends GenericContainer {
     this.withExposedPorts(MOCK_IDP_PORT).waitForHealth('').withStartupTimeout(60_000);
   }
 
-  /** Ready once `{contextPath}/health` answers 200. */
+  /** Ready once `{contextPath}/health` answers 200 (over https with withTls()). */
   private waitForHealth(contextPath: string): this {
     // abortOnContainerExit: a bad fixtures file fails start() at once, with the server's message.
-    return this.withWaitStrategy(
-      Wait.forHttp(`${contextPath}/health`, MOCK_IDP_PORT, { abortOnContainerExit: true }).forStatusCode(200),
-    );
+    const wait = Wait.forHttp(`${contextPath}/health`, MOCK_IDP_PORT, {
+      abortOnContainerExit: true,
+    }).forStatusCode(200);
+    // The readiness probe only asks whether the server answers; clients trust its CA (getCaCertificate()).
+    return this.withWaitStrategy(this.tls !== undefined ? wait.usingTls().allowInsecure() : wait);
   }
 
   /** Run this prebuilt mock-idp image (e.g. `ghcr.io/acme/mock-idp:1.2.3`) instead of the package's server. */
@@ -110,6 +118,17 @@ export class MockIdpContainer extends GenericContainer {
   }
 
   /**
+   * With a fixed issuer (withIssuer or the fixtures' `issuer`), discovery names the back-channel endpoints
+   * (token, certs, userinfo, introspection, ...) under the URL each request came to, as Keycloak's
+   * `--hostname-backchannel-dynamic`: browsers use the issuer, services on a network reach the container
+   * by its alias, and every token keeps the one `iss`. Default: every URL under the fixed issuer.
+   */
+  withHostnameBackchannelDynamic(): this {
+    this.backchannelDynamic = true;
+    return this;
+  }
+
+  /**
    * Serve everything under this path (`--http-relative-path`), as testcontainers-keycloak's method of this
    * name: `/auth` gives `/auth/realms/{realm}/...` and `/auth/health`, and the started container's URLs
    * follow. A leading slash is added, a trailing one dropped; `/` is none. Default: none.
@@ -118,6 +137,18 @@ export class MockIdpContainer extends GenericContainer {
     this.contextPath = normaliseRelativePath(path);
     // Also in the environment, where the image's HEALTHCHECK reads it.
     this.withEnvironment({ KC_HTTP_RELATIVE_PATH: this.contextPath });
+    return this.waitForHealth(this.contextPath);
+  }
+
+  /**
+   * Serve https (`--tls`) with a certificate made at start for `localhost`, `127.0.0.1`, `::1` and `hosts`
+   * (say the container's network aliases), signed by a mock CA made at start: the started container's URLs
+   * are https, and {@link StartedMockIdpContainer.getCaCertificate} gives the CA to trust. Default: http.
+   */
+  withTls(options: { hosts?: readonly string[] } = {}): this {
+    this.tls = { hosts: [...(options.hosts ?? [])] };
+    // Also in the environment, where the image's HEALTHCHECK reads it.
+    this.withEnvironment({ MOCK_IDP_TLS: 'true' });
     return this.waitForHealth(this.contextPath);
   }
 
@@ -137,6 +168,7 @@ export class MockIdpContainer extends GenericContainer {
     this.withCommand(await this.cliArguments());
     const started = await super.start();
     return new StartedMockIdpContainer(started, {
+      caCertificate: this.tls !== undefined ? await readCaCertificate(started) : undefined,
       realm: fixtures.realm,
       issuer: this.issuer ?? fixtures.issuer,
       qaToken: this.qaToken,
@@ -189,6 +221,22 @@ export class MockIdpContainer extends GenericContainer {
     if (this.seed !== undefined) args.push('--seed', this.seed);
     if (this.issuer !== undefined) args.push('--issuer', this.issuer);
     if (this.contextPath !== '') args.push('--http-relative-path', this.contextPath);
+    if (this.backchannelDynamic) args.push('--hostname-backchannel-dynamic');
+    if (this.tls !== undefined) {
+      args.push('--tls', '--tls-ca-out', CA_FILE);
+      for (const host of this.tls.hosts) args.push('--tls-host', host);
+    }
     return args;
   }
+}
+
+/** The mock CA's certificate, as the server wrote it in the container (read once it is ready). */
+async function readCaCertificate(started: StartedTestContainer): Promise<string> {
+  const { exitCode, stdout, stderr } = await started.exec(['cat', CA_FILE]);
+  if (exitCode !== 0 || !stdout.startsWith('-----BEGIN CERTIFICATE-----'))
+    throw new MockIdpContainerError(
+      'CA_UNREADABLE',
+      `cannot read the CA certificate ${CA_FILE} in the container (exit ${exitCode}): ${stderr}`,
+    );
+  return stdout;
 }

@@ -3,12 +3,15 @@ import type { StartedTestContainer } from 'testcontainers';
 import { AbstractStartedContainer } from './peer.js';
 import { MockIdpContainerError } from './errors.js';
 import type { MintRequest, MintedToken } from '../qa/mint-request.js';
+import { fetchTrusting, type FlowFetch } from '../flows/ca-fetch.js';
 import { runTokenFlow, type FlowClient, type TokenFlowRequest } from '../flows/token-flow.js';
 import type { TokenResponse } from '../oauth/token-set.js';
 import type { JournalRecord } from '../store/journal.js';
 import { realmBasePath } from '../realm/paths.js';
 
 export interface StartedMockIdpOptions {
+  /** withTls(): the PEM of the mock CA that signed the server's certificate; the URLs are then https. */
+  caCertificate?: string | undefined;
   /** Realm name from the fixtures. */
   realm: string;
   /** The fixed issuer (`withIssuer` or the fixtures' `issuer`), if any. */
@@ -27,6 +30,9 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
   private readonly qaToken: string | undefined;
   private readonly clients: Map<string, FlowClient>;
   private readonly contextPath: string;
+  private readonly caCertificate: string | undefined;
+  /** What the QA calls and the token flows send with: trusting the mock CA with withTls(). */
+  private readonly send: FlowFetch;
 
   constructor(started: StartedTestContainer, options: StartedMockIdpOptions) {
     super(started);
@@ -35,6 +41,22 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
     this.qaToken = options.qaToken;
     this.clients = options.clients ?? new Map();
     this.contextPath = options.contextPath ?? '';
+    this.caCertificate = options.caCertificate;
+    this.send =
+      this.caCertificate !== undefined ? fetchTrusting(this.caCertificate) : (url, init) => fetch(url, init);
+  }
+
+  /**
+   * With withTls(): the mock CA's certificate (PEM) to trust, e.g. undici's `new Agent({ connect: { ca } })`,
+   * `NODE_EXTRA_CA_CERTS` for a child process, or curl's `--cacert`. Throws without withTls().
+   */
+  getCaCertificate(): string {
+    if (this.caCertificate === undefined)
+      throw new MockIdpContainerError(
+        'CA_UNREADABLE',
+        'getCaCertificate(): this container serves http; start it withTls() for https and a CA',
+      );
+    return this.caCertificate;
   }
 
   /**
@@ -47,7 +69,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
       authMethods: ['client_secret_basic', 'client_secret_post', 'none'],
       redirectUris: [],
     };
-    return runTokenFlow(this.getBaseUrl(), client, request);
+    return runTokenFlow(this.getBaseUrl(), client, request, this.send);
   }
 
   /** The access token of {@link getTokenResponse}. */
@@ -61,7 +83,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
       Object.entries(filter).map(([k, v]): [string, string] => [k, String(v)]),
     );
     const url = `${this.getBaseUrl()}/mock/requests${query.size > 0 ? `?${query}` : ''}`;
-    const response = await fetch(url, {
+    const response = await this.send(url, {
       headers: this.qaToken !== undefined ? { authorization: `Bearer ${this.qaToken}` } : {},
     });
     const text = await response.text();
@@ -78,12 +100,14 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
   }
 
   /**
-   * The realm base URL reachable from the test process: `http://{host}:{mapped port}{context path}/realms/{realm}`.
+   * The realm base URL reachable from the test process: `http://{host}:{mapped port}{context path}/realms/{realm}`
+   * (https with withTls()).
    */
   getBaseUrl(): string {
     const host = this.getHost();
     const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    return `http://${hostPart}:${this.getFirstMappedPort()}${realmBasePath(encodeURIComponent(this.realm), this.contextPath)}`;
+    const scheme = this.caCertificate !== undefined ? 'https' : 'http';
+    return `${scheme}://${hostPart}:${this.getFirstMappedPort()}${realmBasePath(encodeURIComponent(this.realm), this.contextPath)}`;
   }
 
   /** The `iss` of every token: the fixed issuer, else the base URL (derived from the Host of the request). */
@@ -110,7 +134,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
   /** Mint one token over the QA API; throws {@link MockIdpContainerError} `MINT_FAILED` on a non-2xx answer. */
   async mint(request: MintRequest): Promise<MintedToken> {
     const url = `${this.getBaseUrl()}/mock/tokens`;
-    const response = await fetch(url, {
+    const response = await this.send(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',

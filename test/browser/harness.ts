@@ -1,12 +1,13 @@
 // Shared harness of the browser tests: Chromium launch (a real part, see real-parts.ts), a static app server that
 // serves keycloak-js from node_modules with a small app page driving it, and helpers to read mock-idp state.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { skipWithout } from '../helpers/real-parts.js';
-import { startLocalServer, useStarted, type TestIdp } from '../helpers/server.js';
+import { startLocalServer, useStarted, type LocalTls, type TestIdp } from '../helpers/server.js';
 
 export const CHROMIUM = process.env['MOCK_IDP_CHROMIUM'] ?? '/usr/bin/chromium';
 
@@ -17,12 +18,29 @@ export const skipBrowser = skipWithout(
   'apt-get install -y chromium, or set MOCK_IDP_CHROMIUM',
 );
 
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+
 /** Headless Chromium. */
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/**
+ * Headless Chromium with a regular profile in `dir`: unlike a new context (an incognito one, where Chromium
+ * blocks third-party cookies by default) it sends a site's cookies in frames on another site, as a user's
+ * browser does.
+ */
+export function launchChromiumProfile(
+  dir: string,
+  options: { ignoreHTTPSErrors?: boolean } = {},
+): Promise<BrowserContext> {
+  // A profile's own setting: allow third-party cookies (0), as Chromium's default outside incognito.
+  mkdirSync(join(dir, 'Default'), { recursive: true });
+  writeFileSync(
+    join(dir, 'Default', 'Preferences'),
+    JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }),
+  );
+  return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, ...options });
 }
 
 /** Headless Chromium for the tests of the calling file or describe block. */
@@ -94,7 +112,7 @@ export interface Hook {
 }
 
 export interface AppServer {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT` (https with a certificate) */
   origin: string;
   /** Every `/hook/...` request so far, oldest first. */
   hooks: Hook[];
@@ -148,7 +166,7 @@ async function hook(req: IncomingMessage, res: ServerResponse, url: URL, hooks: 
  * The static app: `/` and `/app.html` (the page above), `/keycloak.js`, `/silent-check-sso.html`, and
  * `/cb` (a landing page for redirect URIs, GET or form_post), and `/hook/...` (recorded, see hook()).
  */
-async function startAppServer(): Promise<AppServer> {
+async function startAppServer(tls?: LocalTls): Promise<AppServer> {
   const keycloakJs = readFileSync(KEYCLOAK_JS, 'utf8');
   const hooks: Hook[] = [];
   const server = await startLocalServer((req, res) => {
@@ -161,13 +179,20 @@ async function startAppServer(): Promise<AppServer> {
     else if (path === '/keycloak.js') send(res, 'text/javascript; charset=utf-8', keycloakJs);
     else if (path === '/silent-check-sso.html') send(res, 'text/html; charset=utf-8', SILENT_CHECK_SSO);
     else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-  });
+  }, tls);
   return { origin: server.url, hooks, close: () => server.close() };
 }
 
-/** The static app (see startAppServer) for the tests of the calling file or describe block. */
-export function useAppServer(): AppServer {
-  return useStarted('useAppServer()', startAppServer, (app) => app.close());
+/**
+ * The static app (see startAppServer) for the tests of the calling file or describe block; over https with
+ * `tls` (a function: certificates are made in beforeAll).
+ */
+export function useAppServer(tls?: () => Promise<LocalTls>): AppServer {
+  return useStarted(
+    'useAppServer()',
+    async () => startAppServer(tls === undefined ? undefined : await tls()),
+    (app) => app.close(),
+  );
 }
 
 export type KeycloakMode = 'keycloak' | 'oidc';

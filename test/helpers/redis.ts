@@ -1,10 +1,9 @@
 // A real redis-server (Debian's package) for the Redis store tests: a free port, its own empty data
 // directory, no persistence, stopped by its pid. Missing, it skips those tests (see real-parts.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { tempDir } from './files.js';
+import { makeCertificates } from './openssl.js';
 import { skipWithout } from './real-parts.js';
 import { freePort, useStarted, valueNow, type Later } from './server.js';
 
@@ -72,61 +71,6 @@ async function answers(port: number, timeoutMs: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** A throwaway CA and a server certificate it signs for localhost and 127.0.0.1, made by openssl in `dir`. */
-function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
-  const file = (name: string): string => join(dir, name);
-  const openssl = (args: string[]): void => {
-    const run = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
-    if (run.status !== 0)
-      throw new Error(`openssl ${args.join(' ')} failed: ${run.error?.message ?? run.stderr}`);
-  };
-  const subject = (cn: string): string[] => ['-subj', `/CN=${cn}`];
-  openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    ...subject('mock-idp test CA'),
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-  ]);
-  openssl([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    ...subject('localhost'),
-    '-keyout',
-    file('server.key'),
-    '-out',
-    file('server.csr'),
-  ]);
-  writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl([
-    'x509',
-    '-req',
-    '-days',
-    '1',
-    '-in',
-    file('server.csr'),
-    '-CA',
-    file('ca.pem'),
-    '-CAkey',
-    file('ca.key'),
-    '-CAcreateserial',
-    '-extfile',
-    file('server.ext'),
-    '-out',
-    file('server.pem'),
-  ]);
-  return { ca: file('ca.pem'), cert: file('server.pem'), key: file('server.key') };
 }
 
 export interface RedisOptions {

@@ -1,6 +1,7 @@
 // Starts and stops the servers of tests on 127.0.0.1:0: mock-idp in process, the real binary in a child,
 // and small local HTTP servers (apps, redirect targets, request_uri hosts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -136,7 +137,7 @@ export function freePort(): Promise<number> {
 }
 
 export interface LocalServer {
-  /** http://127.0.0.1:{port} */
+  /** http://127.0.0.1:{port} (https with a certificate) */
   url: string;
   /** Method, path and Accept header of every request, in order. */
   hits: { method: string; path: string; accept: string | undefined }[];
@@ -146,20 +147,30 @@ export interface LocalServer {
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Starts a server on 127.0.0.1, port 0; `handler` answers (or, to simulate a hang, never does). */
-export async function startLocalServer(handler: Handler): Promise<LocalServer> {
+/** A certificate and key (PEM) for a local server that serves https. */
+export interface LocalTls {
+  cert: string;
+  key: string;
+}
+
+/**
+ * Starts a server on 127.0.0.1, port 0; `handler` answers (or, to simulate a hang, never does). With `tls`
+ * it serves https.
+ */
+export async function startLocalServer(handler: Handler, tls?: LocalTls): Promise<LocalServer> {
   const hits: LocalServer['hits'] = [];
-  const server = createServer((req, res) => {
+  const listener: Handler = (req, res) => {
     hits.push({ method: req.method ?? '', path: req.url ?? '', accept: req.headers.accept });
     handler(req, res);
-  });
+  };
+  const server = tls === undefined ? createServer(listener) : createHttpsServer(tls, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     hits,
     close: () =>
       new Promise<void>((resolve, reject) => {

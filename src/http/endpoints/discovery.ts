@@ -10,26 +10,34 @@ import { DPOP_ALGS } from '../../oauth/dpop.js';
 import { GRANT_TYPES } from '../../oauth/grants/registry.js';
 import { PATHS } from '../../realm/paths.js';
 import { issuerOf, sendJson } from '../context.js';
+import { requestOrigin } from '../origin.js';
 import type { RealmContext } from '../../realm/context.js';
 
-/** `scopes`: the realm's scopes (built-in and from the fixtures), for `scopes_supported`. */
-function discoveryDocument(issuer: string, scopes: readonly string[]): Record<string, unknown> {
+/**
+ * `issuer` names the browser-facing endpoints, `backchannel` (the issuer unless back-channel URLs follow the
+ * request) the ones servers call; `scopes`: the realm's scopes (built-in and from the fixtures).
+ */
+function discoveryDocument(
+  issuer: string,
+  backchannel: string,
+  scopes: readonly string[],
+): Record<string, unknown> {
   return {
     issuer,
     authorization_endpoint: issuer + PATHS.auth,
-    token_endpoint: issuer + PATHS.token,
-    token_introspection_endpoint: issuer + PATHS.introspect,
-    introspection_endpoint: issuer + PATHS.introspect,
-    userinfo_endpoint: issuer + PATHS.userinfo,
+    token_endpoint: backchannel + PATHS.token,
+    token_introspection_endpoint: backchannel + PATHS.introspect,
+    introspection_endpoint: backchannel + PATHS.introspect,
+    userinfo_endpoint: backchannel + PATHS.userinfo,
     end_session_endpoint: issuer + PATHS.logout,
-    revocation_endpoint: issuer + PATHS.revoke,
-    jwks_uri: issuer + PATHS.certs,
+    revocation_endpoint: backchannel + PATHS.revoke,
+    jwks_uri: backchannel + PATHS.certs,
     check_session_iframe: issuer + PATHS.checkSession,
-    registration_endpoint: issuer + PATHS.registration,
-    pushed_authorization_request_endpoint: issuer + PATHS.par,
+    registration_endpoint: backchannel + PATHS.registration,
+    pushed_authorization_request_endpoint: backchannel + PATHS.par,
     require_pushed_authorization_requests: false,
-    device_authorization_endpoint: issuer + PATHS.deviceAuthorization,
-    backchannel_authentication_endpoint: issuer + PATHS.ciba,
+    device_authorization_endpoint: backchannel + PATHS.deviceAuthorization,
+    backchannel_authentication_endpoint: backchannel + PATHS.ciba,
     backchannel_token_delivery_modes_supported: ['poll'],
     backchannel_user_code_parameter_supported: false,
     grant_types_supported: [...GRANT_TYPES],
@@ -73,8 +81,9 @@ function discoveryDocument(issuer: string, scopes: readonly string[]): Record<st
 }
 
 export function discoveryHandler(p: RealmContext): RequestHandler {
-  return (_req, res) => {
-    const body = discoveryDocument(issuerOf(res), [...p.realm.scopes.keys()]);
+  return (req, res) => {
+    const backchannel = p.backchannelDynamic ? p.backchannelBaseFor(requestOrigin(req)) : issuerOf(res);
+    const body = discoveryDocument(issuerOf(res), backchannel, [...p.realm.scopes.keys()]);
     sendJson(res, 200, body, { 'Cache-Control': 'no-cache' });
   };
 }

@@ -6,14 +6,13 @@ import { OAuthError } from '../../oauth/errors.js';
 import { introspect } from '../../oauth/introspect.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { verifyToken } from '../../tokens/verify.js';
-import { issuerOf, noteForLog, noteWhy, paramsOf, sendNoStore } from '../context.js';
+import { assertionAudiences, noteForLog, noteWhy, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
 
 export function introspectHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
-    const issuer = issuerOf(res);
-    const audiences = [issuer, issuer + PATHS.token, issuer + PATHS.introspect];
+    const audiences = assertionAudiences(p, req, res, [PATHS.token, PATHS.introspect]);
     const { client, method } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,

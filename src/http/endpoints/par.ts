@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { pushAuthorizationRequest } from '../../oauth/par.js';
-import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { assertionAudiences, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
 
 export function parHandler(p: RealmContext): RequestHandler {
@@ -15,7 +15,7 @@ export function parHandler(p: RealmContext): RequestHandler {
     const { client } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
-      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.par],
+      audiences: assertionAudiences(p, req, res, [PATHS.token, PATHS.par]),
     });
     noteForLog(res, { client: client.id });
     sendNoStore(res, await pushAuthorizationRequest(p, client, params, issuer), 201);

@@ -4,17 +4,16 @@ import type { RealmContext } from '../../realm/context.js';
 import { verifyOwnToken } from '../../tokens/verify.js';
 import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
-import { issuerOf, noteForLog, paramsOf } from '../context.js';
+import { assertionAudiences, noteForLog, paramsOf } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
 
 export function revokeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
-    const issuer = issuerOf(res);
     const { client } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
-      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.revoke],
+      audiences: assertionAudiences(p, req, res, [PATHS.token, PATHS.revoke]),
     });
     noteForLog(res, { client: client.id });
     const token = params.require('token');

@@ -7,7 +7,7 @@ import { DPoPRefusal, type DPoPProof } from '../../oauth/dpop.js';
 import { invalidDPoPProof, invalidRequest, OAuthError } from '../../oauth/errors.js';
 import { TOKEN_GRANTS } from '../../oauth/grants/registry.js';
 import { issueTokenSet, tokenResponseJson } from '../../oauth/token-set.js';
-import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { assertionAudiences, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { dpopProofOf } from '../dpop.js';
 import { PATHS } from '../../realm/paths.js';
 
@@ -28,7 +28,7 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     // Only a known value reaches the log line: request text could forge log lines.
     noteForLog(res, { grant: definition.type });
     const issuer = issuerOf(res);
-    const audiences = [issuer, issuer + PATHS.token];
+    const audiences = assertionAudiences(p, req, res, [PATHS.token]);
     const { client, method } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
