@@ -223,8 +223,12 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     await catchUp();
   });
   // A reconnected store may be an empty one (a restart without persistence).
+  // Until that is checked, /health says so: a replica started meanwhile would otherwise take the store for
+  // a new one and seed it with keys of its own.
   state.onReconnect(() => {
-    if (!closed) catchUp().catch(() => undefined);
+    if (closed) return;
+    state.setDown(`the store is back; checking whether it came back empty (realm "${p.realm.name}")`);
+    catchUp().catch(() => undefined);
   });
 
   // For an idle process (no requests reading the version), and to notice an emptied store without them.
