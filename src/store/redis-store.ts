@@ -73,6 +73,7 @@ const codeSchema = z.object({
   nonce: z.string().optional(),
   codeChallenge: z.string().optional(),
   codeChallengeMethod: z.enum(['S256', 'plain']).optional(),
+  dpopJkt: z.string().optional(),
   expiresAt: z.number(),
   apiVersion: z.literal(API_VERSIONS).optional(),
   method: z.enum(METHODS).optional(),

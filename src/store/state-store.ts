@@ -52,6 +52,8 @@ export interface CodeGrant {
   nonce?: string;
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
+  /** `dpop_jkt` of the authorize request: the exchange needs a DPoP proof of that key. */
+  dpopJkt?: string;
   expiresAt: number;
   /** The interface version of the sign-in; absent (a code stored before versions): 1. */
   apiVersion?: ApiVersion;
