@@ -8,8 +8,8 @@ export function issuerOf(res: Response): string {
 }
 
 /** Query (GET) or urlencoded body (POST) as single-valued parameters. */
-export function paramsOf(req: Request): Params {
-  return Params.from(req.method === 'GET' ? req.query : req.body);
+export function paramsOf(req: Request, repeatable: readonly string[] = []): Params {
+  return Params.from(req.method === 'GET' ? req.query : req.body, [], repeatable);
 }
 
 /**
