@@ -335,6 +335,8 @@ function realmHandle({ provider, qa }: RunningRealm, url: string): MockIdpRealm 
         base,
         { ...client, apiVersion: client.apiVersion ?? provider.realm.apiVersion },
         request,
+        // A DPoP proof is made on the realm's mock clock, as the server checks it.
+        { nowSeconds: () => provider.clock.nowSeconds() },
       );
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),
