@@ -358,7 +358,8 @@ function realmHandle({ provider, qa }: RunningRealm, url: string, send: FlowFetc
         base,
         { ...client, apiVersion: client.apiVersion ?? provider.realm.apiVersion },
         request,
-        send,
+        // A DPoP proof is made on the realm's mock clock, as the server checks it.
+        { send, nowSeconds: () => provider.clock.nowSeconds() },
       );
     },
     requests: (filter = {}) => provider.journal.list(parseJournalFilter(filterQuery(filter), ENDPOINT_NAMES)),

@@ -2,6 +2,9 @@
 // client_credentials, or the code flow with login_hint and PKCE (S256) for a user. Used by the library's
 // `idp.token()` and the Testcontainers module's `getTokenResponse()`.
 import { createHash } from 'node:crypto';
+import { exportJWK, SignJWT, type CryptoKey } from 'jose';
+import { Clock } from '../clock.js';
+import { uniqueId } from '../ids.js';
 import type { TokenResponse } from '../oauth/token-set.js';
 import type { FlowFetch } from './ca-fetch.js';
 
@@ -25,6 +28,18 @@ export interface TokenFlowRequest {
   scope?: string;
   /** The client secret, when the fixtures' one is not known here. */
   secret?: string;
+  /**
+   * A key pair (jose's `generateKeyPair`, WebCrypto's `generateKey`, openid-client's `randomDPoPKeyPair`):
+   * the token request carries a DPoP proof signed with it, so the tokens are bound to its public key.
+   * ECDSA P-256/384/521, Ed25519, RSASSA-PKCS1-v1_5 or RSA-PSS.
+   */
+  dpop?: { privateKey: CryptoKey; publicKey: CryptoKey };
+}
+
+/** How the flow runs: `send` makes the requests (default: fetch); `nowSeconds` is the server's time for DPoP proofs' iat (default: the real clock). */
+export interface TokenFlowOptions {
+  send?: FlowFetch;
+  nowSeconds?: () => number;
 }
 
 /** A flow that could not run, or an answer that was not a token response. */
@@ -40,6 +55,33 @@ export class TokenFlowError extends Error {
 
 const PATH = '/protocol/openid-connect';
 
+/** The JWS algorithm a DPoP proof is signed with by this key, from its WebCrypto algorithm. */
+function proofAlg(key: CryptoKey): string {
+  const algorithm = key.algorithm as { name: string; namedCurve?: string; hash?: { name: string } };
+  const bits = algorithm.hash?.name.replace('SHA-', '');
+  const curves: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' };
+  if (algorithm.name === 'ECDSA' && algorithm.namedCurve !== undefined && algorithm.namedCurve in curves)
+    return curves[algorithm.namedCurve] as string;
+  if (algorithm.name === 'Ed25519') return 'EdDSA';
+  if (algorithm.name === 'RSASSA-PKCS1-v1_5' && bits !== undefined) return `RS${bits}`;
+  if (algorithm.name === 'RSA-PSS' && bits !== undefined) return `PS${bits}`;
+  throw new TokenFlowError(
+    `dpop: the key (${algorithm.name}) cannot sign a DPoP proof (use ECDSA, Ed25519, RSASSA-PKCS1-v1_5 or RSA-PSS)`,
+  );
+}
+
+/** A DPoP proof (RFC 9449) of a POST to `url`, made now on the server's clock. */
+async function dpopProof(
+  keys: NonNullable<TokenFlowRequest['dpop']>,
+  url: string,
+  nowSeconds: () => number,
+): Promise<string> {
+  const jwk = await exportJWK(keys.publicKey);
+  return new SignJWT({ htm: 'POST', htu: url, jti: uniqueId() })
+    .setProtectedHeader({ alg: proofAlg(keys.privateKey), typ: 'dpop+jwt', jwk })
+    .setIssuedAt(nowSeconds())
+    .sign(keys.privateKey);
+}
 /** A redirect URI to receive the code: the first exact one, else a `*` prefix that is a whole URL. */
 function redirectUriOf(client: FlowClient): string {
   for (const uri of client.redirectUris) if (!uri.endsWith('*') && URL.canParse(uri)) return uri;
@@ -77,10 +119,17 @@ async function postToken(
   base: string,
   form: Record<string, string>,
   headers: Record<string, string>,
+  dpop: (url: string) => Promise<string | undefined>,
 ): Promise<TokenResponse> {
-  const response = await send(`${base}${PATH}/token`, {
+  const url = `${base}${PATH}/token`;
+  const proof = await dpop(url);
+  const response = await send(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...headers,
+      ...(proof !== undefined ? { dpop: proof } : {}),
+    },
     body: new URLSearchParams(form),
   });
   const text = await response.text();
@@ -91,15 +140,20 @@ async function postToken(
 
 let flows = 0;
 
-/** Runs the flow at the realm base URL `base` and returns the token response; `send` makes the requests. */
+/** Runs the flow at the realm base URL `base` and returns the token response. */
 export async function runTokenFlow(
   base: string,
   client: FlowClient,
   request: TokenFlowRequest,
-  send: FlowFetch = fetch,
+  options: TokenFlowOptions = {},
 ): Promise<TokenResponse> {
+  const send = options.send ?? fetch;
   const secret = request.secret ?? client.secret;
   const { headers, body } = credentials(client, secret);
+  const nowSeconds = options.nowSeconds ?? ((): number => Math.floor(Clock.realMs() / 1000));
+  const keys = request.dpop;
+  const dpop = async (url: string): Promise<string | undefined> =>
+    keys !== undefined ? dpopProof(keys, url, nowSeconds) : undefined;
   if (request.user === undefined) {
     return postToken(
       send,
@@ -110,6 +164,7 @@ export async function runTokenFlow(
         ...body,
       },
       headers,
+      dpop,
     );
   }
   const redirectUri = redirectUriOf(client);
@@ -151,5 +206,6 @@ export async function runTokenFlow(
     base,
     { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, ...body },
     headers,
+    dpop,
   );
 }

@@ -26,8 +26,8 @@ export function assertionAudiences(
 }
 
 /** Query (GET) or urlencoded body (POST) as single-valued parameters. */
-export function paramsOf(req: Request): Params {
-  return Params.from(req.method === 'GET' ? req.query : req.body);
+export function paramsOf(req: Request, repeatable: readonly string[] = []): Params {
+  return Params.from(req.method === 'GET' ? req.query : req.body, [], repeatable);
 }
 
 /**

@@ -69,6 +69,8 @@ export interface AuthorizeRequest {
   nonce?: string;
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
+  /** `dpop_jkt` (RFC 9449): the thumbprint of the key the code's exchange must prove. */
+  dpopJkt?: string;
   /** `prompt` values: `none` (silent), `login` (the login page even with a session), `consent`, `select_account`. */
   prompt: Set<Prompt>;
   /** `max_age`, seconds: a session authenticated longer ago than this needs a new login. */
@@ -172,7 +174,7 @@ export function checkAuthorizeRequest(
   const nonce = params.get('nonce');
   checkIdTokenRequest(responseType, nonce, scopes);
   // PKCE protects a code: a response without one (implicit) ignores it, as Keycloak does.
-  const pkce = hasWord(responseType, 'code') ? checkPkce(client, params) : {};
+  const pkce = hasWord(responseType, 'code') ? { ...checkPkce(client, params), ...checkDPoPJkt(params) } : {};
   const state = params.get('state');
   const prompt = parsePrompt(params.get('prompt'));
   const maxAge = parseMaxAge(params.get('max_age'));
@@ -192,6 +194,17 @@ export function checkAuthorizeRequest(
     ...(nonce !== undefined ? { nonce } : {}),
     ...pkce,
   };
+}
+
+/** `dpop_jkt`: a base64url SHA-256 JWK thumbprint (RFC 7638), which binds the code to that key. */
+function checkDPoPJkt(params: Params): Pick<AuthorizeRequest, 'dpopJkt'> {
+  const dpopJkt = params.get('dpop_jkt');
+  if (dpopJkt === undefined) return {};
+  if (!/^[A-Za-z0-9_-]{43}$/.test(dpopJkt))
+    throw invalidRequest(
+      'Invalid parameter: dpop_jkt must be the base64url SHA-256 thumbprint of a JWK (43 characters)',
+    );
+  return { dpopJkt };
 }
 
 /** code_challenge and its method: well-formed, and S256 where the client requires PKCE. */
@@ -262,6 +275,7 @@ export async function issueAuthorizeResponse(
       ...(req.nonce !== undefined ? { nonce: req.nonce } : {}),
       ...(req.codeChallenge !== undefined ? { codeChallenge: req.codeChallenge } : {}),
       ...(req.codeChallengeMethod !== undefined ? { codeChallengeMethod: req.codeChallengeMethod } : {}),
+      ...(req.dpopJkt !== undefined ? { dpopJkt: req.dpopJkt } : {}),
     });
     out['code'] = code;
   }

@@ -161,9 +161,14 @@ export async function verifyDPoPProof(
   }
   checkClaims(p, payload, check);
   const jkt = await calculateJwkThumbprint(jwk, 'sha256');
-  // Spent only once every other check passed; kept while its iat may still be in the window.
+  // Spent only once every other check passed; kept until the mock clock leaves its iat's window.
   const iat = payload.iat as number;
-  if (!(await p.store.useAssertion(`DPoP proof\u0000${jkt}`, payload.jti as string, iat + DPOP_IAT_WINDOW_S)))
+  const until = iat + DPOP_IAT_WINDOW_S;
+  if (
+    !(await p.store.useAssertion(`DPoP proof\u0000${jkt}`, payload.jti as string, until, {
+      mockClockOnly: true,
+    }))
+  )
     refuse('jti was already used: a proof is single-use, make a new one for each request');
   return { jkt };
 }

@@ -3,7 +3,8 @@
 import type { Client } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import { checkAuthorizeRequest } from './authorize.js';
-import { invalidRequest, OAuthError } from './errors.js';
+import type { DPoPProof } from './dpop.js';
+import { invalidDPoPProof, invalidRequest, OAuthError } from './errors.js';
 import { Params } from './params.js';
 import { registeredRedirectUri } from './redirect-uri.js';
 import { withRequestObject } from './request-object.js';
@@ -38,6 +39,7 @@ export async function pushAuthorizationRequest(
   client: Client,
   body: Params,
   issuer: string,
+  dpop?: DPoPProof,
 ): Promise<{ request_uri: string; expires_in: number }> {
   if (body.get('request_uri') !== undefined)
     throw invalidRequest('Invalid parameter: request_uri is not allowed in a pushed authorization request');
@@ -47,17 +49,36 @@ export async function pushAuthorizationRequest(
   const sent = Params.from(
     Object.fromEntries(body.entries().filter(([name]) => !CLIENT_AUTH_PARAMS.has(name))),
   );
-  const params = await withRequestObject(sent, {
-    client,
-    issuer,
-    clock: p.clock,
-    encryptionKey: p.encryptionKey,
-  });
+  const params = withProofKey(
+    await withRequestObject(sent, {
+      client,
+      issuer,
+      clock: p.clock,
+      encryptionKey: p.encryptionKey,
+    }),
+    dpop,
+  );
   const redirect = registeredRedirectUri(client, params.get('redirect_uri'));
   if ('problem' in redirect) throw invalidRequest(redirect.problem);
   checkAuthorizeRequest(p, client, redirect.uri, params, { pushed: true });
   const requestUri = await storePushed(p, client, params, PUSHED_REQUEST_LIFESPAN_S);
   return { request_uri: requestUri, expires_in: PUSHED_REQUEST_LIFESPAN_S };
+}
+
+/** The pushed parameters with the key of the push's DPoP proof as dpop_jkt, which must match one sent. */
+function withProofKey(params: Params, dpop: DPoPProof | undefined): Params {
+  if (dpop === undefined) return params;
+  const sent = params.get('dpop_jkt');
+  if (sent === undefined)
+    return Params.from(
+      { ...Object.fromEntries(params.entries()), dpop_jkt: dpop.jkt },
+      params.entries().flatMap(([name]) => (params.sealed(name) ? [name] : [])),
+    );
+  if (sent !== dpop.jkt)
+    throw invalidDPoPProof(
+      `dpop_jkt ${sent} is not the thumbprint of the DPoP proof's key (${dpop.jkt}): the proof and dpop_jkt must name the same key`,
+    );
+  return params;
 }
 
 async function storePushed(

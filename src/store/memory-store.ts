@@ -5,6 +5,7 @@ import { MemoryFaults, type FaultStore } from './faults.js';
 import { RequestJournal } from './journal.js';
 import {
   ASSERTION_TOLERANCE_S,
+  type AssertionOptions,
   BACKCHANNEL_KEEP_S,
   type BackchannelChange,
   type BackchannelRequest,
@@ -106,7 +107,8 @@ export class MemoryStore implements StateStore {
   readonly #spentCodes = new Map<string, number | { sessionId: string; expiresAt: number }>();
   /** jti → exp; a revoked token stays listed until it would have expired anyway. */
   readonly #revoked = new Map<string, number>();
-  readonly #assertions = new Map<string, number>();
+  /** Assertion id → its exp, or for one kept by the mock clock only, its exp and the real ms to drop it at. */
+  readonly #assertions = new Map<string, number | { exp: number; realUntilMs: number }>();
   /**
    * Session id → epoch seconds until which it is remembered as ended. A token naming a session this
    * store never held (minted offline with the realm key, or before a restart) is active until its
@@ -367,11 +369,20 @@ export class MemoryStore implements StateStore {
     return jti !== undefined && this.#revoked.has(jti);
   }
 
-  /** Records a client assertion id; false when it was seen before (replay). */
-  async useAssertion(clientId: string, jti: string, exp: number): Promise<boolean> {
+  /** Records a client assertion or DPoP proof id; false when it was seen before (replay). */
+  async useAssertion(
+    clientId: string,
+    jti: string,
+    exp: number,
+    options: AssertionOptions = {},
+  ): Promise<boolean> {
     const key = `${clientId}\u0000${jti}`;
     if (this.#assertions.has(key)) return false;
-    this.#assertions.set(key, exp);
+    const left = Math.max(exp - this.#clock.nowSeconds(), 0);
+    this.#assertions.set(
+      key,
+      options.mockClockOnly === true ? { exp, realUntilMs: Clock.realMs() + left * 1000 } : exp,
+    );
     this.#maybeSweep();
     return true;
   }
@@ -392,8 +403,12 @@ export class MemoryStore implements StateStore {
     for (const [id, until] of this.#endedUntil) if (until <= now) this.#endedUntil.delete(id);
     // An assertion verifies while either the mock or the real clock is before its exp (+ tolerance): its jti
     // is kept until both have passed it, however the mock clock moves.
-    const passed = Math.min(now, Math.floor(Clock.realMs() / 1000)) - ASSERTION_TOLERANCE_S;
-    for (const [key, exp] of this.#assertions) if (exp < passed) this.#assertions.delete(key);
+    const realMs = Clock.realMs();
+    const passed = Math.min(now, Math.floor(realMs / 1000)) - ASSERTION_TOLERANCE_S;
+    for (const [key, kept] of this.#assertions) {
+      const gone = typeof kept === 'number' ? kept < passed : kept.exp < now || kept.realUntilMs < realMs;
+      if (gone) this.#assertions.delete(key);
+    }
   }
 }
 

@@ -22,6 +22,7 @@ import {
 } from './redis-records.js';
 import {
   ASSERTION_TOLERANCE_S,
+  type AssertionOptions,
   BACKCHANNEL_KEEP_S,
   type BackchannelChange,
   type BackchannelRequest,
@@ -72,6 +73,7 @@ const codeSchema = z.object({
   nonce: z.string().optional(),
   codeChallenge: z.string().optional(),
   codeChallengeMethod: z.enum(['S256', 'plain']).optional(),
+  dpopJkt: z.string().optional(),
   expiresAt: z.number(),
   apiVersion: z.literal(API_VERSIONS).optional(),
   method: z.enum(METHODS).optional(),
@@ -515,13 +517,20 @@ class RedisStateStore implements StateStore {
     return this.#run(async () => (await this.#redis.exists(this.#key('revoked', jti))) === 1);
   }
 
-  useAssertion(clientId: string, jti: string, exp: number): Promise<boolean> {
+  useAssertion(clientId: string, jti: string, exp: number, options: AssertionOptions = {}): Promise<boolean> {
     return this.#run(async () => {
-      // Kept until both the mock and the real clock have passed exp (+ tolerance), as the memory store does.
-      const realNow = Math.floor(Clock.realMs() / 1000);
-      const left = Math.max(exp - Math.min(this.#clock.nowSeconds(), realNow), 0) + ASSERTION_TOLERANCE_S;
       const key = this.#key('jti', `${clientId}\u0000${jti}`);
-      const ok = await this.#redis.set(key, String(exp), 'PX', left * 1000 + CLEANUP_MS, 'NX');
+      // By the mock clock only: kept for the mock time left to exp, in real time (Redis cannot follow a
+      // mock clock, and one that is frozen or real never passes exp sooner than that).
+      // Otherwise kept until both the mock and the real clock have passed exp (+ tolerance), as the memory
+      // store does, and a day more.
+      const realNow = Math.floor(Clock.realMs() / 1000);
+      const ms =
+        options.mockClockOnly === true
+          ? Math.max(exp - this.#clock.nowSeconds(), 1) * 1000
+          : (Math.max(exp - Math.min(this.#clock.nowSeconds(), realNow), 0) + ASSERTION_TOLERANCE_S) * 1000 +
+            CLEANUP_MS;
+      const ok = await this.#redis.set(key, String(exp), 'PX', ms, 'NX');
       return ok === 'OK';
     });
   }

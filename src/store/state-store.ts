@@ -7,6 +7,17 @@ import type { ApiVersion, Method } from '../fixtures/versions.js';
 /** The clock tolerance client assertions are verified with, in seconds (assertion ids are kept that long more). */
 export const ASSERTION_TOLERANCE_S = 5;
 
+/** How long {@link StateStore.useAssertion} keeps an id. */
+export interface AssertionOptions {
+  /**
+   * `exp` is on the mock clock only (a DPoP proof, valid while the mock clock is within its `iat` window):
+   * the id is kept until the mock clock passes `exp`, and for no longer than the mock time then left to
+   * `exp`, counted in real time (so a frozen mock clock does not keep it forever). Without it, an id is
+   * kept until both the mock and the real clock have passed `exp` plus the assertion tolerance.
+   */
+  mockClockOnly?: boolean;
+}
+
 export interface Session {
   id: string;
   /** The client the session was opened for. */
@@ -41,6 +52,8 @@ export interface CodeGrant {
   nonce?: string;
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
+  /** `dpop_jkt` of the authorize request: the exchange needs a DPoP proof of that key. */
+  dpopJkt?: string;
   expiresAt: number;
   /** The interface version of the sign-in; absent (a code stored before versions): 1. */
   apiVersion?: ApiVersion;
@@ -162,8 +175,8 @@ export interface StateStore {
   backchannelRequests(): Promise<BackchannelRequest[]>;
   revoke(jti: string, exp: number): Promise<void>;
   isRevoked(jti: string | undefined): Promise<boolean>;
-  /** Records a client assertion id, atomically; false when it was seen before (replay). */
-  useAssertion(clientId: string, jti: string, exp: number): Promise<boolean>;
+  /** Records a client assertion or DPoP proof id, atomically; false when it was seen before (replay). */
+  useAssertion(clientId: string, jti: string, exp: number, options?: AssertionOptions): Promise<boolean>;
   /** Releases connections; the memory store has none. */
   close(): Promise<void>;
 }

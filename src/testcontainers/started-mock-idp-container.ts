@@ -69,7 +69,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
       authMethods: ['client_secret_basic', 'client_secret_post', 'none'],
       redirectUris: [],
     };
-    return runTokenFlow(this.getBaseUrl(), client, request, this.send);
+    return runTokenFlow(this.getBaseUrl(), client, request, { send: this.send });
   }
 
   /** The access token of {@link getTokenResponse}. */

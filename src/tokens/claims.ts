@@ -19,7 +19,10 @@ export interface Grant {
   apiVersion?: ApiVersion;
   /** The method `acr_values` picked: it decides acr and amr over the user's fixtures ones. */
   method?: Method;
-  /** The access token's `aud` a token exchange asked for, instead of the one its scopes give. */
+  /**
+   * The audiences a token exchange asked for: the access token's `aud` and `resource_access` keep only these
+   * (each must be among the audiences the grant has without it: see grantAudiences).
+   */
   audience?: string[];
 }
 
@@ -57,8 +60,30 @@ function derivedOf(realm: Realm, grant: Grant): Derived {
   return { access: accessOf(realm, grant), scope, released: new Map() };
 }
 
+/** The access token audiences a grant has by its scopes and roles, before a token exchange narrows them. */
+export function grantAudiences(realm: Realm, grant: Grant): string[] {
+  const { audience: _narrowed, ...whole } = grant;
+  return accessOf(realm, whole).aud;
+}
+
 /** realm_access, resource_access and the audiences of a grant. */
 function accessOf(realm: Realm, grant: Grant): Access {
+  const access = wholeAccessOf(realm, grant);
+  const only = grant.audience;
+  if (only === undefined) return access;
+  return {
+    aud: only.filter((a) => access.aud.includes(a)),
+    realmRoles: access.realmRoles,
+    resourceAccess: narrowedRoles(access.resourceAccess, only),
+  };
+}
+
+/** resource_access with only the entries of `audiences` (a token exchange drops the other clients' roles). */
+function narrowedRoles<T>(roles: Record<string, T>, audiences: readonly string[]): Record<string, T> {
+  return Object.fromEntries(Object.entries(roles).filter(([resource]) => audiences.includes(resource)));
+}
+
+function wholeAccessOf(realm: Realm, grant: Grant): Access {
   // A Keycloak realm's roles are claims of its `roles` scope's mappers, its audiences the mappers' too.
   const kc = realm.keycloak;
   if (kc !== undefined)
@@ -81,7 +106,7 @@ function accessOf(realm: Realm, grant: Grant): Access {
   const resourceAccess = Object.fromEntries(
     [...byResource].filter(([, roles]) => roles.length > 0).map(([resource, roles]) => [resource, { roles }]),
   );
-  return { aud: grant.audience ?? aud, realmRoles: grant.subject.realmRoles, resourceAccess };
+  return { aud, realmRoles: grant.subject.realmRoles, resourceAccess };
 }
 
 /** realm_access and resource_access, when not empty, onto `out` (in that order). */
@@ -193,7 +218,15 @@ export function buildAccessClaims(realm: Realm, grant: Grant, stamp: Stamp): Cla
     },
   });
   if (grant.serviceAccount) out['client_id'] = grant.client.id;
-  return Object.assign(out, released(realm, grant, 'access', grant.client.nninEligible, derived));
+  Object.assign(out, released(realm, grant, 'access', grant.client.nninEligible, derived));
+  // A Keycloak realm's resource_access comes from its mappers: narrowed here for a token exchange's audiences.
+  const roles = out['resource_access'];
+  if (grant.audience !== undefined && typeof roles === 'object' && roles !== null) {
+    const kept = narrowedRoles(roles as Record<string, unknown>, grant.audience);
+    if (Object.keys(kept).length > 0) out['resource_access'] = kept;
+    else delete out['resource_access'];
+  }
+  return out;
 }
 
 export function buildIdClaims(

@@ -149,4 +149,72 @@ describe('openid-client with getDPoPHandle', () => {
     expect((error as client.ResponseBodyError).error).toBe('invalid_dpop_proof');
     expect((error as client.ResponseBodyError).status).toBe(400);
   });
+
+  it("dpop_jkt: buildAuthorizationUrl with the handle's thumbprint binds the code; only that key exchanges it", async () => {
+    const config = await discover('teller-web', client.ClientSecretBasic(SECRETS['teller-web']));
+    const { handle, jkt } = await dpopKey(config);
+    const other = await dpopKey(config);
+    const codeCallback = async (): Promise<URL> => {
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: 'http://app.fjord.test/cb',
+        scope: 'openid',
+        state: 'jkt-state',
+        login_hint: 'ingrid',
+        dpop_jkt: await handle.calculateThumbprint(),
+      });
+      const response = await fetch(url, { redirect: 'manual' });
+      expect(response.status).toBe(302);
+      return new URL(response.headers.get('location') as string);
+    };
+    const error = await client
+      .authorizationCodeGrant(config, await codeCallback(), { expectedState: 'jkt-state' }, undefined, {
+        DPoP: other.handle,
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(client.ResponseBodyError);
+    expect((error as client.ResponseBodyError).error).toBe('invalid_dpop_proof');
+    const tokens = await client.authorizationCodeGrant(
+      config,
+      await codeCallback(),
+      { expectedState: 'jkt-state' },
+      undefined,
+      { DPoP: handle },
+    );
+    expect(tokens.token_type).toBe('dpop');
+    expect((await accessClaims(tokens.access_token))['cnf']).toEqual({ jkt });
+  });
+
+  it('PAR with the DPoP handle (buildAuthorizationUrlWithPAR) binds the code to its key', async () => {
+    const config = await discover('teller-web', client.ClientSecretBasic(SECRETS['teller-web']));
+    const { handle, jkt } = await dpopKey(config);
+    const pushedCallback = async (): Promise<URL> => {
+      const url = await client.buildAuthorizationUrlWithPAR(
+        config,
+        {
+          redirect_uri: 'http://app.fjord.test/cb',
+          scope: 'openid',
+          state: 'par-state',
+          login_hint: 'ingrid',
+        },
+        { DPoP: handle },
+      );
+      const response = await fetch(url, { redirect: 'manual' });
+      expect(response.status).toBe(302);
+      return new URL(response.headers.get('location') as string);
+    };
+    const error = await client
+      .authorizationCodeGrant(config, await pushedCallback(), { expectedState: 'par-state' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(client.ResponseBodyError);
+    expect((error as client.ResponseBodyError).error).toBe('invalid_dpop_proof');
+    const tokens = await client.authorizationCodeGrant(
+      config,
+      await pushedCallback(),
+      { expectedState: 'par-state' },
+      undefined,
+      { DPoP: handle },
+    );
+    expect(tokens.token_type).toBe('dpop');
+    expect((await accessClaims(tokens.access_token))['cnf']).toEqual({ jkt });
+  });
 });

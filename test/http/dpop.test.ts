@@ -465,3 +465,98 @@ describe('dynamic registration: dpop_bound_access_tokens', () => {
     expect(answer.json['error_description']).toBe('dpop_bound_access_tokens must be true or false');
   });
 });
+
+describe('dpop_jkt binds the code to a key (at authorize, or at PAR by dpop_jkt or a proof)', () => {
+  const CB = 'http://app.fjord.test/cb';
+  const exchange = async (code: string, dpop?: string): Promise<Answer> =>
+    postForm(
+      idp.endpoints.token,
+      { grant_type: 'authorization_code', code, redirect_uri: CB },
+      { authorization: basicFor('teller-web'), ...(dpop !== undefined ? { headers: { dpop } } : {}) },
+    );
+  const push = async (body: Record<string, string>, dpop?: string): Promise<Answer> =>
+    postForm(
+      idp.endpoints.par,
+      { response_type: 'code', redirect_uri: CB, scope: 'openid', login_hint: 'ingrid', ...body },
+      { authorization: basicFor('teller-web'), ...(dpop !== undefined ? { headers: { dpop } } : {}) },
+    );
+  const parProof = (signer = key): Promise<string> => proof({ htu: idp.endpoints.par, signer });
+  /** The code of authorize by the request_uri of a push that answered 201. */
+  async function pushedCode(pushed: Answer): Promise<string> {
+    expect(pushed.status, pushed.text).toBe(201);
+    const query = new URLSearchParams({
+      client_id: 'teller-web',
+      request_uri: String(pushed.json['request_uri']),
+    });
+    const response = await fetch(`${idp.endpoints.auth}?${query}`, { redirect: 'manual' });
+    expect(response.status, await response.text()).toBe(302);
+    const code = new URL(response.headers.get('location') as string).searchParams.get('code');
+    expect(code).toBeTruthy();
+    return code as string;
+  }
+
+  const ways: [string, () => Promise<string>][] = [
+    ['authorize', () => codeFor(idp, { extra: { dpop_jkt: key.jkt } })],
+    ['PAR with dpop_jkt', async () => pushedCode(await push({ dpop_jkt: key.jkt }))],
+    ['PAR with a DPoP proof', async () => pushedCode(await push({}, await parProof()))],
+    [
+      'PAR with both, the same key',
+      async () => pushedCode(await push({ dpop_jkt: key.jkt }, await parProof())),
+    ],
+  ];
+
+  it.each(ways)('%s: the exchange with a proof of that key gives a token bound to it', async (_way, code) => {
+    const answer = await exchange(await code(), await proof());
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json['token_type']).toBe('DPoP');
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string);
+    expect(claims['cnf']).toEqual({ jkt: key.jkt });
+  });
+
+  it.each(ways)('%s: the exchange without a proof is refused', async (_way, code) => {
+    const answer = await exchange(await code());
+    expectOAuthError(answer, 400, 'invalid_dpop_proof');
+    expect(answer.json['error_description']).toMatch(/DPoP proof required: .*dpop_jkt/);
+  });
+
+  it.each(ways)('%s: the exchange with a proof of another key is refused', async (_way, code) => {
+    const answer = await exchange(await code(), await proof({ signer: otherKey }));
+    expectOAuthError(answer, 400, 'invalid_dpop_proof');
+    expect(answer.json['error_description']).toContain(`is not the dpop_jkt ${key.jkt}`);
+  });
+
+  it('PAR with a proof of one key and dpop_jkt of another: 400 invalid_dpop_proof', async () => {
+    const answer = await push({ dpop_jkt: otherKey.jkt }, await parProof());
+    expectOAuthError(answer, 400, 'invalid_dpop_proof');
+    expect(answer.json['error_description']).toMatch(
+      /dpop_jkt .* is not the thumbprint of the DPoP proof's key/,
+    );
+  });
+
+  it('PAR with a proof that fails a check: 400 invalid_dpop_proof', async () => {
+    const answer = await push({}, await proof());
+    expectOAuthError(answer, 400, 'invalid_dpop_proof');
+    expect(answer.json['error_description']).toMatch(/htu must be the URL of the request/);
+  });
+
+  it.each(['not-a-thumbprint', `${key.jkt}=`, key.jkt.slice(1)])(
+    'a malformed dpop_jkt %j: invalid_request at authorize and at PAR',
+    async (value) => {
+      const response = await fetch(
+        `${idp.endpoints.auth}?${new URLSearchParams({ client_id: 'teller-web', response_type: 'code', redirect_uri: CB, scope: 'openid', login_hint: 'ingrid', dpop_jkt: value })}`,
+        { redirect: 'manual' },
+      );
+      expect(response.status).toBe(302);
+      const params = new URL(response.headers.get('location') as string).searchParams;
+      expect(params.get('error')).toBe('invalid_request');
+      expect(params.get('error_description')).toMatch(/dpop_jkt must be the base64url SHA-256 thumbprint/);
+      expectOAuthError(await push({ dpop_jkt: value }), 400, 'invalid_request');
+    },
+  );
+
+  it('a code without dpop_jkt is exchanged without a proof, as before', async () => {
+    const answer = await exchange(await codeFor(idp));
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json['token_type']).toMatch(/^bearer$/i);
+  });
+});

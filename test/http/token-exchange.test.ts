@@ -1,6 +1,14 @@
 // Token exchange (RFC 8693) as Keycloak's standard token exchange: an active access token of the realm for a
 // token of the calling client, same user and session, `aud` the audience; every refusal with its answer.
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { randomUUID } from 'node:crypto';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_TYPE, grantsFixtures, REFRESH_TOKEN_TYPE, TOKEN_EXCHANGE } from '../helpers/grants.js';
@@ -16,27 +24,41 @@ import { postForm, type Answer } from '../helpers/http.js';
 import { decode, verifyToken } from '../helpers/jwt.js';
 import { useIdp } from '../helpers/server.js';
 
-const idp = useIdp(() => ({ fixtures: grantsFixtures() }));
+const idp = useIdp(() => ({
+  fixtures: grantsFixtures({
+    // Gets DPoP-bound tokens by client credentials and exchanges them.
+    'bound-agent': {
+      secret: 'bound-pass',
+      grants: ['client_credentials', TOKEN_EXCHANGE],
+      scopes: ['ledger.read', 'statements'],
+    },
+  }),
+}));
 
 /** ingrid's tokens from teller-web: ledger.read makes ledger-api an audience of the access token. */
 const login = (scope = 'openid profile ledger.read statements'): Promise<TokenResponse> =>
   loginTokens(idp, { scope });
 
+/** A token exchange by `caller`; a parameter given as a list is sent once per value. */
 function exchange(
   subjectToken: string,
-  params: Record<string, string> = {},
-  caller: SecretClient = 'ledger-api',
+  params: Record<string, string | string[]> = {},
+  caller: SecretClient | { authorization: string; dpop?: string } = 'ledger-api',
 ): Promise<Answer> {
-  return postForm(
-    idp.endpoints.token,
-    {
-      grant_type: TOKEN_EXCHANGE,
-      subject_token: subjectToken,
-      subject_token_type: ACCESS_TOKEN_TYPE,
-      ...params,
-    },
-    { authorization: basicFor(caller) },
-  );
+  const body = new URLSearchParams({
+    grant_type: TOKEN_EXCHANGE,
+    subject_token: subjectToken,
+    subject_token_type: ACCESS_TOKEN_TYPE,
+  });
+  for (const [name, value] of Object.entries(params)) {
+    body.delete(name);
+    for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
+  }
+  const { authorization, dpop } = typeof caller === 'string' ? { authorization: basicFor(caller) } : caller;
+  return postForm(idp.endpoints.token, body.toString(), {
+    authorization,
+    ...(dpop !== undefined ? { headers: { dpop } } : {}),
+  });
 }
 
 describe('token exchange', () => {
@@ -80,6 +102,32 @@ describe('token exchange', () => {
     expect(claims.jti).not.toBe(before.jti);
   });
 
+  it("audience narrows aud and resource_access: another client's roles are dropped", async () => {
+    const subject = await login();
+    expect(decode(subject.access_token).claims['resource_access']).toEqual({
+      'ledger-api': { roles: ['viewer', 'auditor'] },
+      'statement-rs': { roles: ['reader'] },
+    });
+    const answer = await exchange(subject.access_token, { audience: 'statement-rs' });
+    expect(answer.status, answer.text).toBe(200);
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'statement-rs');
+    expect(claims['aud']).toBe('statement-rs');
+    expect(claims['resource_access']).toEqual({ 'statement-rs': { roles: ['reader'] } });
+    expect(claims['realm_access']).toEqual({ roles: ['customer', 'teller'] });
+  });
+
+  it('several audience parameters: aud is each of them, resource_access theirs', async () => {
+    const subject = await login();
+    const answer = await exchange(subject.access_token, { audience: ['statement-rs', 'ledger-api'] });
+    expect(answer.status, answer.text).toBe(200);
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'statement-rs');
+    expect(claims['aud']).toEqual(['statement-rs', 'ledger-api']);
+    expect(claims['resource_access']).toEqual({
+      'ledger-api': { roles: ['viewer', 'auditor'] },
+      'statement-rs': { roles: ['reader'] },
+    });
+  });
+
   it('without audience the new token has the audiences of its scopes; scope narrows', async () => {
     const subject = await login();
     const answer = await exchange(subject.access_token, { scope: 'ledger.read' });
@@ -105,7 +153,7 @@ describe('token exchange', () => {
   });
 
   it("a service account's token: the new token is for that service account", async () => {
-    const job = await clientCredentials(idp, 'ledger.read');
+    const job = await clientCredentials(idp, 'ledger.read statements');
     expect(job.status, job.text).toBe(200);
     const answer = await exchange(job.json.access_token, { audience: 'statement-rs' });
     expect(answer.status, answer.text).toBe(200);
@@ -317,8 +365,28 @@ describe('token exchange', () => {
         (t) => exchange(t.access_token, { audience: 'nowhere-api' }),
         400,
         {
-          error: 'invalid_target',
+          error: 'invalid_client',
           error_description: 'Audience not found: "nowhere-api" is not a client of this realm',
+        },
+      ],
+      [
+        'several audiences, two of them no client of the realm',
+        (t) => exchange(t.access_token, { audience: ['nowhere-api', 'ledger-api', 'elsewhere-api'] }),
+        400,
+        {
+          error: 'invalid_client',
+          error_description:
+            'Audience not found: "nowhere-api", "elsewhere-api" are not a client of this realm',
+        },
+      ],
+      [
+        "an audience the new token's scopes and roles do not give",
+        (t) => exchange(t.access_token, { audience: ['ledger-api', 'statement-rs'] }),
+        400,
+        {
+          error: 'invalid_request',
+          error_description:
+            "Requested audience not available: statement-rs (the new token's scopes and roles give: ledger-api)",
         },
       ],
       [
@@ -366,5 +434,70 @@ describe('token exchange', () => {
       error: 'invalid_request',
       error_description: `Invalid token: subject_token is not an active access token of this realm: bad signature (kid "${decode(subject.access_token).header.kid}")`,
     });
+  });
+});
+
+/** A DPoP key pair and its thumbprint. */
+async function holder() {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const jwk = await exportJWK(publicKey);
+  return { privateKey, jwk, jkt: await calculateJwkThumbprint(jwk) };
+}
+const key = await holder();
+const otherKey = await holder();
+
+describe('a DPoP-bound subject_token (as Keycloak: only its own client, only with a proof of its key)', () => {
+  const BOUND_AGENT = `Basic ${btoa('bound-agent:bound-pass')}`;
+  const proof = (signer = key): Promise<string> =>
+    new SignJWT({ htm: 'POST', htu: idp.endpoints.token, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: signer.jwk })
+      .setIssuedAt(idp.clock.nowSeconds())
+      .sign(signer.privateKey);
+  /** bound-agent's access token, bound to `key`. */
+  async function boundToken(): Promise<string> {
+    const answer = await postForm(
+      idp.endpoints.token,
+      { grant_type: 'client_credentials', scope: 'ledger.read statements' },
+      { authorization: BOUND_AGENT, headers: { dpop: await proof() } },
+    );
+    expect(answer.status, answer.text).toBe(200);
+    expect(decode(answer.json['access_token'] as string).claims['cnf']).toEqual({ jkt: key.jkt });
+    return answer.json['access_token'] as string;
+  }
+
+  it('with a proof of its key: exchanged, and the new token is bound to that key', async () => {
+    const answer = await exchange(
+      await boundToken(),
+      { audience: 'statement-rs' },
+      { authorization: BOUND_AGENT, dpop: await proof() },
+    );
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json['token_type']).toBe('DPoP');
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'statement-rs');
+    expect(claims).toMatchObject({ aud: 'statement-rs', azp: 'bound-agent', cnf: { jkt: key.jkt } });
+  });
+
+  it.each<[string, () => Promise<Answer>, string]>([
+    [
+      'without a proof',
+      async () => exchange(await boundToken(), {}, { authorization: BOUND_AGENT }),
+      'DPoP proof is missing: the subject_token is DPoP-bound, send a proof of its key',
+    ],
+    [
+      'with a proof of another key',
+      async () =>
+        exchange(await boundToken(), {}, { authorization: BOUND_AGENT, dpop: await proof(otherKey) }),
+      `DPoP proof and token binding verification failed: the proof's key thumbprint ${otherKey.jkt} is not the subject_token's cnf.jkt ${key.jkt}`,
+    ],
+    [
+      'by another client (an audience of the token), even with a proof of its key',
+      async () =>
+        exchange(await boundToken(), {}, { authorization: basicFor('ledger-api'), dpop: await proof() }),
+      'Sender-constrained token exchange rejected as the token was not issued for the requesting client (the subject_token is DPoP-bound and was issued to "bound-agent")',
+    ],
+  ])('%s: 400 invalid_request', async (_name, request, description) => {
+    const answer = await request();
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.json).toEqual({ error: 'invalid_request', error_description: description });
   });
 });

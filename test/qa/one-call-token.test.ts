@@ -1,9 +1,16 @@
 // idp.token(): a real token response from a real flow (client_credentials, or the code flow with login_hint
 // and PKCE), verified with jose as a client would; the journal shows the flow ran over HTTP.
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TokenFlowError } from '../../src/index.js';
-import { useIdp } from '../helpers/server.js';
+import { useIdp, Y2030 } from '../helpers/server.js';
 
 const idp = useIdp();
 let jwks: ReturnType<typeof createLocalJWKSet>;
@@ -59,5 +66,47 @@ describe('idp.token()', () => {
     const error = await idp.token(request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenFlowError);
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+// The proofs are made on the realm's mock clock: frozen in 2030 here, a proof on the real clock is refused.
+describe('idp.token({ dpop }) with the clock frozen in 2030', () => {
+  const frozen = useIdp({ clock: Y2030, frozen: true });
+  const verify = async (token: string): Promise<Record<string, unknown>> => {
+    const keys = (await (await fetch(frozen.endpoints.certs)).json()) as JSONWebKeySet;
+    return (
+      await jwtVerify(token, createLocalJWKSet(keys), {
+        issuer: frozen.issuer,
+        currentDate: frozen.clock.now(),
+      })
+    ).payload;
+  };
+
+  it.each(['ES256', 'ES384', 'RS256', 'PS256', 'Ed25519'])(
+    'client_credentials with a %s key pair: token_type DPoP, cnf.jkt its thumbprint',
+    async (alg) => {
+      const keyPair = await generateKeyPair(alg);
+      const tokens = await frozen.token({ client: 'ledger-sync', scope: 'ledger.read', dpop: keyPair });
+      expect(tokens.token_type).toBe('DPoP');
+      const jkt = await calculateJwkThumbprint(await exportJWK(keyPair.publicKey));
+      expect((await verify(tokens.access_token))['cnf']).toEqual({ jkt });
+    },
+  );
+
+  it('the code flow of a public client: the access and the refresh token bound to the key', async () => {
+    const keyPair = await generateKeyPair('ES256');
+    const tokens = await frozen.token({ client: 'kiosk-spa', user: 'ola', dpop: keyPair });
+    const jkt = await calculateJwkThumbprint(await exportJWK(keyPair.publicKey));
+    expect(tokens.token_type).toBe('DPoP');
+    expect((await verify(tokens.access_token))['cnf']).toEqual({ jkt });
+    const [, payload] = (tokens.refresh_token as string).split('.') as [string, string];
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toMatchObject({ cnf: { jkt } });
+  });
+
+  it('a key that cannot sign is a TokenFlowError that says so', async () => {
+    const keyPair = await generateKeyPair('ECDH-ES');
+    const error = await frozen.token({ client: 'ledger-sync', dpop: keyPair }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TokenFlowError);
+    expect((error as TokenFlowError).message).toMatch(/dpop: the key \(ECDH\) cannot sign a DPoP proof/);
   });
 });

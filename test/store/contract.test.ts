@@ -52,6 +52,7 @@ function code(value: string, sessionId: string): CodeGrant {
     nonce: 'n0',
     codeChallenge: 'c'.repeat(43),
     codeChallengeMethod: 'S256',
+    dpopJkt: 'k'.repeat(43),
     expiresAt: START + 60,
   };
 }

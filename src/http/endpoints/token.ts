@@ -15,7 +15,8 @@ const SUPPORTED = [...TOKEN_GRANTS.keys()].join(', ');
 
 export function tokenHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
-    const params = paramsOf(req);
+    // RFC 8693 §2.1: a token exchange may name several audiences.
+    const params = paramsOf(req, ['audience']);
     const grantType = params.get('grant_type');
     if (grantType === undefined) throw invalidRequest('Missing form parameter: grant_type');
     const definition = TOKEN_GRANTS.get(grantType);

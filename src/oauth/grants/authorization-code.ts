@@ -2,7 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
-import { invalidGrant, invalidRequest, unauthorizedClient } from '../errors.js';
+import { invalidDPoPProof, invalidGrant, invalidRequest, unauthorizedClient } from '../errors.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import type { CodeGrant } from '../../store/state-store.js';
 
@@ -28,7 +28,7 @@ export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
 
 export async function grantAuthorizationCode(
   p: RealmContext,
-  { client, params }: GrantRequest,
+  { client, params, dpop }: GrantRequest,
 ): Promise<Grant> {
   if (!client.grants.includes('authorization_code')) {
     throw unauthorizedClient(`Client "${client.id}" is not allowed the authorization_code grant`);
@@ -53,6 +53,15 @@ export async function grantAuthorizationCode(
   if (redirectUri !== code.redirectUri)
     throw invalidGrant('Incorrect redirect_uri: it must repeat the redirect_uri of the authorize request');
   checkPkce(code, params.get('code_verifier'));
+  // RFC 9449 §10: a code bound by dpop_jkt is exchanged only with a proof of that key.
+  if (code.dpopJkt !== undefined && dpop === undefined)
+    throw invalidDPoPProof(
+      'DPoP proof required: the authorization request bound this code to a key with dpop_jkt',
+    );
+  if (code.dpopJkt !== undefined && dpop !== undefined && dpop.jkt !== code.dpopJkt)
+    throw invalidDPoPProof(
+      `Invalid DPoP proof: its key's thumbprint ${dpop.jkt} is not the dpop_jkt ${code.dpopJkt} the code is bound to`,
+    );
   const session = await p.store.activeSession(code.sessionId);
   if (session === undefined) throw invalidGrant('Session not active');
   const subject = p.realm.users.get(code.username);

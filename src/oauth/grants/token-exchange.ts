@@ -2,8 +2,9 @@
 // an active access token of this realm becomes a token of the calling client for the same user and session.
 // Like Keycloak's, it writes no `act` claim: the new token's `azp` is the caller, its `aud` the `audience`.
 import type { RealmContext } from '../../realm/context.js';
-import type { Grant } from '../../tokens/claims.js';
+import { grantAudiences, type Grant } from '../../tokens/claims.js';
 import { verifyToken } from '../../tokens/verify.js';
+import { boundJkt, type DPoPProof } from '../dpop.js';
 import { explained, invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
 import type { Params } from '../params.js';
 import { describeRefusal } from '../refusal.js';
@@ -29,6 +30,29 @@ function requestedType(params: Params): string {
 
 const audiencesOf = (aud: unknown): unknown[] => (Array.isArray(aud) ? aud : [aud]);
 
+/**
+ * A sender-constrained subject token (DPoP-bound, `cnf.jkt`), as Keycloak takes it: only from the client it
+ * was issued to, with a proof of its key in this request (400 invalid_request otherwise).
+ */
+function checkBinding(
+  claims: Record<string, unknown>,
+  client: Grant['client'],
+  dpop: DPoPProof | undefined,
+): void {
+  const jkt = boundJkt(claims);
+  if (jkt === undefined) return;
+  if (claims['azp'] !== client.id)
+    throw invalidRequest(
+      `Sender-constrained token exchange rejected as the token was not issued for the requesting client (the subject_token is DPoP-bound and was issued to "${String(claims['azp'])}")`,
+    );
+  if (dpop === undefined)
+    throw invalidRequest('DPoP proof is missing: the subject_token is DPoP-bound, send a proof of its key');
+  if (dpop.jkt !== jkt)
+    throw invalidRequest(
+      `DPoP proof and token binding verification failed: the proof's key thumbprint ${dpop.jkt} is not the subject_token's cnf.jkt ${jkt}`,
+    );
+}
+
 /** The scopes of the new token: the asked ones, each in the subject token and allowed to the caller. */
 function exchangedScopes(
   p: RealmContext,
@@ -48,7 +72,7 @@ function exchangedScopes(
 
 export async function grantTokenExchange(
   p: RealmContext,
-  { client, method, params }: GrantRequest,
+  { client, method, params, dpop }: GrantRequest,
 ): Promise<Grant> {
   if (!client.grants.includes(TOKEN_EXCHANGE))
     throw unauthorizedClient(`Client "${client.id}" is not allowed the token exchange grant`);
@@ -74,6 +98,7 @@ export async function grantTokenExchange(
       `Invalid token: subject_token is not an active access token of this realm: ${describeRefusal(p, verdict.refusal)}`,
     );
   const { claims, sessionId } = verdict.token;
+  checkBinding(claims, client, dpop);
   // Keycloak: only the client the token was issued to, or one of its audiences, may exchange it.
   if (claims['azp'] !== client.id && !audiencesOf(claims.aud).includes(client.id))
     throw new OAuthError('access_denied', 'Client is not within the token audience', 403);
@@ -83,9 +108,13 @@ export async function grantTokenExchange(
       why: `session ${String(sessionId)} is not held here`,
     });
 
-  const audience = params.get('audience');
-  if (audience !== undefined && !p.realm.clients.has(audience))
-    throw new OAuthError('invalid_target', `Audience not found: "${audience}" is not a client of this realm`);
+  const audiences = [...new Set(params.all('audience'))];
+  const unknown = audiences.filter((a) => !p.realm.clients.has(a));
+  if (unknown.length > 0)
+    throw new OAuthError(
+      'invalid_client',
+      `Audience not found: ${unknown.map((a) => JSON.stringify(a)).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a client of this realm`,
+    );
   const granted = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
   const scopes = exchangedScopes(p, client, granted, parseScope(params.get('scope')));
   if (requested === REFRESH_TOKEN_TYPE && scopes.includes('offline_access'))
@@ -97,16 +126,25 @@ export async function grantTokenExchange(
       : p.realm.clients.get(String(claims['azp']))?.serviceAccount;
   if (subject === undefined)
     throw invalidRequest('Invalid token: the user of the subject_token no longer exists');
-  return {
+  const grant: Grant = {
     client,
     subject,
     serviceAccount: session.username === undefined,
     scopes,
     sessionId: session.id,
     authTime: session.authTime,
-    ...(audience !== undefined ? { audience: [audience] } : {}),
     ...carriedAuth(claims, p.realm.brand.word),
   };
+  if (audiences.length === 0) return grant;
+  // Keycloak: the new token's audiences are those its scopes and roles give, narrowed to the requested ones,
+  // each of which must be among them.
+  const available = grantAudiences(p.realm, grant);
+  const missing = audiences.filter((a) => !available.includes(a));
+  if (missing.length > 0)
+    throw invalidRequest(
+      `Requested audience not available: ${missing.join(', ')} (the new token's scopes and roles give: ${available.join(', ') || 'no audience'})`,
+    );
+  return { ...grant, audience: audiences };
 }
 
 export const tokenExchangeGrant = {
