@@ -10,6 +10,7 @@ import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import type { KeycloakRealmInput } from './fixtures/keycloak/schema.js';
 import { createApp } from './http/app.js';
+import { addAdmin, adminUserOf, masterFixtures, MASTER, type AdminUser } from './admin/master.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { buildProvider } from './realm/build.js';
 import { realmIssuer, type Provider } from './realm/provider.js';
@@ -85,6 +86,13 @@ export interface MockIdpOptions {
   logLevel?: LogLevel;
   /** Custom logger; wins over logLevel. */
   logger?: Logger;
+  /**
+   * The admin user of realm master (served beside the fixtures' realms), who may use the admin REST API.
+   * Default: env KC_BOOTSTRAP_ADMIN_USERNAME (or KEYCLOAK_ADMIN), else `admin`.
+   */
+  adminUser?: string;
+  /** The admin user's password. Default: env KC_BOOTSTRAP_ADMIN_PASSWORD (or KEYCLOAK_ADMIN_PASSWORD), else `admin`. */
+  adminPassword?: string;
 }
 
 /** One realm of a running server. */
@@ -187,9 +195,17 @@ function sourcesOf(options: MockIdpOptions): readonly (FixturesSource | undefine
   return [fixtures as FixturesSource | undefined];
 }
 
-/** Loads every source, and refuses two sources of one realm name (naming both). */
-async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Promise<{ realms: Realm[] }> {
-  const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
+/**
+ * Loads every source, and refuses two sources of one realm name (naming both). A source of realm master gets
+ * the admin user and admin-cli; with none, `master` is realm master as Keycloak starts it.
+ */
+async function loadRealms(
+  sources: readonly (FixturesSource | undefined)[],
+  admin: AdminUser,
+): Promise<{ realms: Realm[]; master?: Realm }> {
+  const loaded = (await Promise.all(sources.map((source) => loadAnyFixtures(source)))).map((l) =>
+    l.fixtures.realm === MASTER ? addAdmin(l, admin) : l,
+  );
   const nameOf = (i: number): string =>
     typeof sources[i] === 'string' ? (loaded[i]?.source ?? '') : `fixtures[${i}]`;
   const seen = new Map<string, number>();
@@ -208,7 +224,8 @@ async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Pro
     seen.set(name, index);
   }
   const realms = await Promise.all(loaded.map((l) => buildRealm(l)));
-  return { realms };
+  if (seen.has(MASTER)) return { realms };
+  return { realms, master: await buildRealm(masterFixtures(admin)) };
 }
 
 /**
@@ -240,12 +257,23 @@ function expressMessages(): {
 
 /** Builds the providers of every realm of the options (the first first), without listening. */
 async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
-  const { realms, several } = await loadRealmsOf(options);
+  const { realms, several } = await loadRealmsOf(options, adminOf(options));
   return Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend)));
 }
 
-/** Loads the realms of the options (refusing --key or --issuer with several). */
-async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[]; several: boolean }> {
+/** The admin user of realm master: the options', else Keycloak's environment variables', else admin/admin. */
+function adminOf(options: MockIdpOptions): AdminUser {
+  return adminUserOf(options, process.env);
+}
+
+/**
+ * Loads the realms of the options (refusing --key or --issuer with several), and realm master when none of
+ * them is (it takes neither: its own ephemeral key, its issuer from the request).
+ */
+async function loadRealmsOf(
+  options: MockIdpOptions,
+  admin: AdminUser,
+): Promise<{ realms: Realm[]; several: boolean; master?: Realm }> {
   const sources = sourcesOf(options);
   const several = sources.length > 1;
   if (several && options.keyFile !== undefined)
@@ -256,7 +284,7 @@ async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[];
     throw new Error(
       'a fixed issuer (--issuer) names one realm: with several fixtures files, give each realm its `issuer`',
     );
-  return { ...(await loadRealms(sources)), several };
+  return { ...(await loadRealms(sources, admin)), several };
 }
 
 /** Builds the provider of the (first) realm, without listening. */
@@ -366,6 +394,8 @@ const OPTION_NAMES = {
   httpRelativePath: true,
   logLevel: true,
   logger: true,
+  adminUser: true,
+  adminPassword: true,
 } satisfies Record<keyof MockIdpOptions, true>;
 
 /** What a realm's ready line names (the CLI's `listening on`). */
@@ -388,8 +418,10 @@ export async function serveMockIdp(
   const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
   let several: boolean;
+  let master: Realm | undefined;
+  const admin = adminOf(options);
   try {
-    ({ realms, several } = await loadRealmsOf(options));
+    ({ realms, several, master } = await loadRealmsOf(options, admin));
   } catch (err) {
     await backend.close();
     throw err;
@@ -403,7 +435,10 @@ export async function serveMockIdp(
     backend.kind === 'memory' &&
     realms.every((realm) => realm.keys === undefined && (several || options.keyFile === undefined));
   const build = (): Promise<Provider[]> =>
-    Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend))).catch(async (err) => {
+    Promise.all([
+      ...realms.map((realm) => buildProvider(realm, options, several, backend)),
+      ...(master !== undefined ? [buildProvider(master, options, true, backend)] : []),
+    ]).catch(async (err) => {
       await backend.close();
       throw err;
     });
@@ -469,7 +504,11 @@ export async function serveMockIdp(
   }, 1000);
   expiry.unref();
   const app = createApp(
-    running.map(({ provider, qa }) => ({ provider, hooks: qa.hooks })),
+    running.map(({ provider, qa }) => ({
+      provider,
+      hooks: qa.hooks,
+      ...(master !== undefined && provider.realm === master ? { builtIn: true } : {}),
+    })),
     log,
     async () => {
       // A shared store is asked whether it came back empty (then DOWN while the replicas re-seed it).
@@ -477,6 +516,21 @@ export async function serveMockIdp(
       return backend.health();
     },
     relativePath,
+    {
+      // A realm made through the admin API: its own key and ids, as a realm of several; this process only.
+      create: async (rep) => {
+        const realm = await buildRealm(fixturesFromObject(rep, `realm ${rep.realm}`));
+        const made = runRealm(await buildProvider(realm, options, true, backend), options, log);
+        running.push(made);
+        return { provider: made.provider, hooks: made.qa.hooks };
+      },
+      removed: (provider) => {
+        const index = running.findIndex((r) => r.provider === provider);
+        const [gone] = index >= 0 ? running.splice(index, 1) : [];
+        gone?.backchannel.close();
+        gone?.provider.qaShare?.close();
+      },
+    },
   );
   messages.adopt(app);
   handle = app;

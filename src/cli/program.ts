@@ -30,6 +30,7 @@ import { StoreError } from '../store/backend.js';
 import { token, type TokenOptions } from './token.js';
 import { users, type UsersOptions } from './users.js';
 import { packageVersion } from './version.js';
+import { adminUserOf } from '../admin/master.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -117,12 +118,23 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .env('KC_HTTP_RELATIVE_PATH')
         .argParser(parseRelativePath),
     )
+    .option(
+      '--admin-user <name>',
+      'the admin user of realm master (env KC_BOOTSTRAP_ADMIN_USERNAME or KEYCLOAK_ADMIN; default admin)',
+    )
+    .option(
+      '--admin-password <text>',
+      "the admin user's password (env KC_BOOTSTRAP_ADMIN_PASSWORD or KEYCLOAK_ADMIN_PASSWORD; default admin)",
+    )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
     .allowExcessArguments(true)
     .action(async (options: ServeOptions, command: Command) => {
       const [first] = command.args;
       if (first !== undefined) throw new CliError(notACommand(first, program), EXIT.usage);
       if (options.qaApi !== false) options.qaApi = qaApiFromEnv(io.env['MOCK_IDP_QA_API']);
+      const admin = adminUserOf(options, io.env);
+      options.adminUser = admin.username;
+      options.adminPassword = admin.password;
       try {
         await serve(options, { stdout: io.stdout, stderr: io.stderr });
       } catch (err) {

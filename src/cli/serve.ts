@@ -25,6 +25,9 @@ export interface ServeOptions {
   store?: string;
   /** `--http-relative-path` / `KC_HTTP_RELATIVE_PATH`, normalised by the option's parser. */
   httpRelativePath?: string;
+  /** `--admin-user` / `--admin-password` (or Keycloak's environment variables): realm master's admin user. */
+  adminUser?: string;
+  adminPassword?: string;
 }
 
 interface ServeIo {
@@ -49,6 +52,8 @@ function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     ...(o.qaApi === false ? { qaApi: false } : {}),
     ...(o.store !== undefined ? { store: o.store } : {}),
     ...(o.httpRelativePath !== undefined ? { httpRelativePath: o.httpRelativePath } : {}),
+    ...(o.adminUser !== undefined ? { adminUser: o.adminUser } : {}),
+    ...(o.adminPassword !== undefined ? { adminPassword: o.adminPassword } : {}),
   };
 }
 
