@@ -18,6 +18,8 @@ export interface StartedMockIdpOptions {
   contextPath?: string;
   /** The fixtures' clients, for the one-call token flows. */
   clients?: Map<string, FlowClient>;
+  /** Realm master's admin user (`withAdminUsername`, `withAdminPassword`). Default: admin/admin. */
+  admin?: { username: string; password: string };
 }
 
 export class StartedMockIdpContainer extends AbstractStartedContainer {
@@ -26,6 +28,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
   private readonly qaToken: string | undefined;
   private readonly clients: Map<string, FlowClient>;
   private readonly contextPath: string;
+  private readonly admin: { username: string; password: string };
 
   constructor(started: StartedTestContainer, options: StartedMockIdpOptions) {
     super(started);
@@ -34,6 +37,26 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
     this.qaToken = options.qaToken;
     this.clients = options.clients ?? new Map();
     this.contextPath = options.contextPath ?? '';
+    this.admin = options.admin ?? { username: 'admin', password: 'admin' };
+  }
+
+  /**
+   * The server's URL from the test process, as testcontainers-keycloak names it: `http://{host}:{mapped
+   * port}{context path}`, where `/admin` and `/realms/{realm}` are (the admin client's `baseUrl`).
+   */
+  getAuthServerUrl(): string {
+    const host = this.getHost();
+    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    return `http://${hostPart}:${this.getFirstMappedPort()}${this.contextPath}`;
+  }
+
+  /** Realm master's admin user (password grant with client `admin-cli`). */
+  getAdminUsername(): string {
+    return this.admin.username;
+  }
+
+  getAdminPassword(): string {
+    return this.admin.password;
   }
 
   /**
@@ -80,9 +103,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
    * The realm base URL reachable from the test process: `http://{host}:{mapped port}{context path}/realms/{realm}`.
    */
   getBaseUrl(): string {
-    const host = this.getHost();
-    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    return `http://${hostPart}:${this.getFirstMappedPort()}${realmBasePath(encodeURIComponent(this.realm), this.contextPath)}`;
+    return `${this.getAuthServerUrl()}${realmBasePath(encodeURIComponent(this.realm), '')}`;
   }
 
   /** The `iss` of every token: the fixed issuer, else the base URL (derived from the Host of the request). */
