@@ -2,7 +2,7 @@
 // wrong type is a 400 that says where), every other field kept as sent.
 import { z } from 'zod';
 import { clientSchema, roleSchema, userSchema } from '../fixtures/keycloak/schema.js';
-import { badRequest } from './errors.js';
+import { badRequest, cannotParse } from './errors.js';
 
 const names = z.array(z.string());
 const lists = z.record(z.string(), names);
@@ -33,5 +33,5 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: s
   const issue = result.error.issues[0];
   const path = issue?.path.filter((p): p is string | number => typeof p !== 'symbol') ?? [];
   const where = path.length > 0 ? `"${path.join('.')}"` : `the ${what}`;
-  throw badRequest(`Invalid ${what}: ${where}: ${issue?.message ?? 'not valid'}`);
+  throw cannotParse('unknown_error', `${where} of the ${what}: ${issue?.message ?? 'not valid'}`);
 }

@@ -3,7 +3,7 @@
 // realm's Keycloak representation and is swapped in as a fixtures replacement is (edit.ts).
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { verifyToken } from '../tokens/verify.js';
-import { AdminError, forbidden, notFound, unauthorized } from './errors.js';
+import { AdminError, cannotParse, forbidden, notFound, unauthorized } from './errors.js';
 import type { AdminContext, AdminRealms } from './http.js';
 import { ADMIN_ROLE, MASTER } from './master.js';
 import { realmRoutes } from './realm-routes.js';
@@ -38,7 +38,7 @@ export function adminRouter(realms: AdminRealms): express.Router {
     provider: async (req) => {
       const name = String(req.params['realm'] ?? '');
       const p = realms.get(name);
-      if (p === undefined) throw notFound('Realm not found.');
+      if (p === undefined) throw notFound('Realm does not exist');
       await p.catchUp();
       return p;
     },
@@ -49,7 +49,7 @@ export function adminRouter(realms: AdminRealms): express.Router {
   roleRoutes(router, ctx);
   groupRoutes(router, ctx);
   router.use((req: Request) => {
-    throw notFound(`No admin endpoint ${req.method} ${req.baseUrl}${req.path}`);
+    throw notFound('HTTP 404 Not Found', `No admin endpoint ${req.method} ${req.baseUrl}${req.path}`);
   });
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (err instanceof AdminError) {
@@ -58,11 +58,12 @@ export function adminRouter(realms: AdminRealms): express.Router {
     }
     const parser = err as { type?: string; status?: number };
     if (parser.type === 'entity.parse.failed') {
-      res.status(400).json({ errorMessage: 'The body is not JSON: send a JSON representation' });
+      const answer = cannotParse('invalid_request');
+      res.status(answer.status).json(answer.body);
       return;
     }
     if (parser.type === 'entity.too.large') {
-      res.status(413).json({ errorMessage: 'The body is too large' });
+      res.status(413).json({ error: 'invalid_request', error_description: 'The body is too large' });
       return;
     }
     next(err);

@@ -182,6 +182,7 @@ describe('a realm made through the admin API', () => {
 describe('refusals, as Keycloak answers them', () => {
   let token: string;
   let userToken: string;
+  let takenId: string;
 
   beforeAll(async () => {
     const kc = await adminClient('master');
@@ -199,81 +200,177 @@ describe('refusals, as Keycloak answers them', () => {
       body: form,
     });
     userToken = ((await answer.json()) as { access_token: string }).access_token;
-    await kc.users.create({ username: 'taken', enabled: true });
+    ({ id: takenId } = await kc.users.create({ username: 'taken', enabled: true }));
+    await kc.groups.create({ name: 'ops' });
   });
 
-  const cases: [string, () => RequestInit & { path: string }, number, Record<string, string>][] = [
-    ['no token', () => ({ path: '/admin/realms/master/users' }), 401, { error: 'HTTP 401 Unauthorized' }],
+  const DEBUG = 'For more on this error consult the server log at the debug level.';
+  const admin = (): Record<string, string> => ({
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+  });
+  const M = '/admin/realms/master';
+  const NO_ID = '0b5c2e8a-0000-4000-8000-000000000000';
+  type Case = [string, number, Record<string, unknown>, () => RequestInit & { path: string }];
+  const cases: Case[] = [
     [
-      'a bad token',
-      () => ({ path: '/admin/realms/master/users', headers: { authorization: 'Bearer nonsense' } }),
+      'no token',
       401,
-      { error: 'HTTP 401 Unauthorized' },
+      { error: 'HTTP 401 Unauthorized', error_description: DEBUG },
+      () => ({ path: `${M}/users` }),
     ],
     [
-      'a token of a user who is not an admin',
-      () => ({ path: '/admin/realms/master/users', headers: { authorization: `Bearer ${userToken}` } }),
+      'a token that is not one',
+      401,
+      { error: 'HTTP 401 Unauthorized', error_description: DEBUG },
+      () => ({ path: `${M}/users`, headers: { authorization: 'Bearer nonsense' } }),
+    ],
+    [
+      'a token of a user without admin rights',
       403,
-      { error: 'HTTP 403 Forbidden' },
+      { error: 'unknown_error', error_description: DEBUG },
+      () => ({ path: `${M}/users`, headers: { authorization: `Bearer ${userToken}` } }),
     ],
     [
       'an unknown user',
-      () => ({
-        path: '/admin/realms/master/users/0b5c2e8a-0000-4000-8000-000000000000',
-        headers: { authorization: `Bearer ${token}` },
-      }),
       404,
-      { error: 'User not found' },
+      { error: 'User not found', error_description: DEBUG },
+      () => ({ path: `${M}/users/${NO_ID}`, headers: admin() }),
+    ],
+    [
+      'an unknown client',
+      404,
+      { error: 'Could not find client', error_description: DEBUG },
+      () => ({ path: `${M}/clients/${NO_ID}`, headers: admin() }),
+    ],
+    [
+      'an unknown role',
+      404,
+      { error: 'Could not find role', error_description: DEBUG },
+      () => ({ path: `${M}/roles/nope`, headers: admin() }),
+    ],
+    [
+      'an unknown group',
+      404,
+      { error: 'Could not find group by id', error_description: DEBUG },
+      () => ({ path: `${M}/groups/${NO_ID}`, headers: admin() }),
     ],
     [
       'an unknown realm',
-      () => ({ path: '/admin/realms/nowhere/users', headers: { authorization: `Bearer ${token}` } }),
       404,
-      { error: 'Realm not found.' },
+      { error: 'Realm does not exist', error_description: DEBUG },
+      () => ({ path: '/admin/realms/nowhere/users', headers: admin() }),
     ],
     [
-      'a duplicate username',
+      'a role mapping of a role that does not exist',
+      404,
+      { error: 'Role not found', error_description: DEBUG },
       () => ({
-        path: '/admin/realms/master/users',
+        path: `${M}/users/${takenId}/role-mappings/realm`,
         method: 'POST',
-        body: JSON.stringify({ username: 'TAKEN' }),
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '[{"name":"nope"}]',
+        headers: admin(),
       }),
+    ],
+    [
+      'a username taken (in any case)',
       409,
       { errorMessage: 'User exists with same username' },
+      () => ({
+        path: `${M}/users`,
+        method: 'POST',
+        body: JSON.stringify({ username: 'TAKEN' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a clientId taken',
+      409,
+      { errorMessage: 'Client admin-cli already exists' },
+      () => ({
+        path: `${M}/clients`,
+        method: 'POST',
+        body: JSON.stringify({ clientId: 'admin-cli' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a role name taken',
+      409,
+      { errorMessage: 'Role with name admin already exists' },
+      () => ({
+        path: `${M}/roles`,
+        method: 'POST',
+        body: JSON.stringify({ name: 'admin' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a top-level group name taken',
+      409,
+      { errorMessage: "Top level group named 'ops' already exists." },
+      () => ({
+        path: `${M}/groups`,
+        method: 'POST',
+        body: JSON.stringify({ name: 'ops' }),
+        headers: admin(),
+      }),
     ],
     [
       'a body that is not JSON',
-      () => ({
-        path: '/admin/realms/master/users',
-        method: 'POST',
-        body: '{"username":',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      }),
       400,
-      { errorMessage: 'The body is not JSON: send a JSON representation' },
+      { error: 'invalid_request', error_description: 'Cannot parse the JSON' },
+      () => ({ path: `${M}/users`, method: 'POST', body: '{"username":', headers: admin() }),
     ],
     [
       'a field of the wrong type',
-      () => ({
-        path: '/admin/realms/master/users',
-        method: 'POST',
-        body: JSON.stringify({ username: 'x', enabled: 'yes' }),
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      }),
       400,
       {
-        errorMessage:
-          'Invalid user representation: "enabled": Invalid input: expected boolean, received string',
+        error: 'unknown_error',
+        error_description:
+          'Cannot parse the JSON: "enabled" of the user representation: Invalid input: expected boolean, received string',
       },
+      () => ({
+        path: `${M}/users`,
+        method: 'POST',
+        body: JSON.stringify({ username: 'x', enabled: 'yes' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a user without a username',
+      400,
+      { errorMessage: 'User name is missing' },
+      () => ({
+        path: `${M}/users`,
+        method: 'POST',
+        body: JSON.stringify({ email: 'x@y.test' }),
+        headers: admin(),
+      }),
     ],
   ];
 
-  it.each(cases)('%s', async (_name, request, status, body) => {
+  it.each(cases)('%s: %i', async (_name, status, body, request) => {
     const { path, ...init } = request();
     const answer = await fetch(`${idp.url}${path}`, init);
     expect(answer.status).toBe(status);
     expect(await answer.json()).toEqual(body);
+  });
+
+  it.each([401, 403, 404, 409, 400])('the admin client rejects with the status %i', async (status) => {
+    const byStatus: Record<number, () => Promise<unknown>> = {
+      401: () => new KcAdminClient({ baseUrl: idp.url }).users.find(),
+      403: async () => {
+        const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
+        kc.setAccessToken(userToken);
+        return kc.users.find();
+      },
+      404: async () => (await adminClient('master')).users.update({ id: NO_ID }, { firstName: 'x' }),
+      409: async () => (await adminClient('master')).users.create({ username: 'taken' }),
+      400: async () =>
+        (await adminClient('master')).users.resetPassword({ id: takenId, credential: { type: 'password' } }),
+    };
+    await expect(byStatus[status]?.()).rejects.toMatchObject({ response: { status } });
   });
 
   it('a wrong admin password: 401 invalid_grant', async () => {
@@ -283,5 +380,160 @@ describe('refusals, as Keycloak answers them', () => {
     ).rejects.toMatchObject({
       responseData: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
     });
+  });
+});
+
+describe('clients, roles, groups, realms and sessions through the admin client', () => {
+  let kc: KcAdminClient;
+
+  beforeAll(async () => {
+    kc = await adminClient('master');
+    await kc.realms.create({
+      realm: 'depot',
+      enabled: true,
+      users: [{ username: 'dan', enabled: true, credentials: [{ type: 'password', value: 'dan-pw' }] }],
+      clients: [{ clientId: 'depot-web', secret: 'depot-secret', directAccessGrantsEnabled: true }],
+    });
+    kc.setConfig({ realmName: 'depot' });
+  });
+
+  it('a new client is confidential with a secret that works; regenerating it retires the old one', async () => {
+    const { id } = await kc.clients.create({ clientId: 'robot', serviceAccountsEnabled: true });
+    const { value: first } = await kc.clients.getClientSecret({ id });
+    const grant = (secret: string) =>
+      fetch(`${idp.url}/realms/depot/protocol/openid-connect/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: 'robot',
+          client_secret: secret,
+        }),
+      });
+    expect((await grant(first ?? '')).status).toBe(200);
+    const { value: second } = await kc.clients.generateNewClientSecret({ id });
+    expect(second).not.toBe(first);
+    expect((await grant(first ?? '')).status).toBe(401);
+    expect((await grant(second ?? '')).status).toBe(200);
+  });
+
+  it('updates a client by merging and deletes it (its roles and service account with it)', async () => {
+    const { id } = await kc.clients.create({
+      clientId: 'temp',
+      publicClient: true,
+      redirectUris: ['http://a.test/cb'],
+    });
+    expect(await kc.clients.findOne({ id })).not.toHaveProperty('secret');
+    await kc.clients.update({ id }, { name: 'Temporary' });
+    expect(await kc.clients.findOne({ id })).toMatchObject({
+      name: 'Temporary',
+      publicClient: true,
+      redirectUris: ['http://a.test/cb'],
+    });
+    await kc.clients.createRole({ id, name: 'temp-role' });
+    expect((await kc.clients.listRoles({ id })).map((r) => r.name)).toEqual(['temp-role']);
+    await kc.clients.del({ id });
+    expect(await kc.clients.findOne({ id })).toBeNull();
+    expect(await kc.clients.find({ clientId: 'temp' })).toEqual([]);
+  });
+
+  it('lists the roles every realm has, updates and deletes a role (mappings of it go too)', async () => {
+    const names = (await kc.roles.find()).map((r) => r.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['default-roles-depot', 'offline_access', 'uma_authorization']),
+    );
+    await kc.roles.create({ name: 'picker' });
+    await kc.roles.updateByName({ name: 'picker' }, { name: 'picker', description: 'Picks orders' });
+    expect(await kc.roles.findOneByName({ name: 'picker' })).toMatchObject({
+      description: 'Picks orders',
+      composite: false,
+    });
+    const [dan] = await kc.users.find({ username: 'dan', exact: true });
+    await kc.users.addRealmRoleMappings({ id: dan!.id!, roles: [{ name: 'picker', id: '' }] });
+    await kc.roles.delByName({ name: 'picker' });
+    expect((await kc.users.listRealmRoleMappings({ id: dan!.id! })).map((r) => r.name)).not.toContain(
+      'picker',
+    );
+  });
+
+  it('renames a group (its members follow) and deletes it', async () => {
+    const { id } = await kc.groups.create({ name: 'night' });
+    const { id: child } = await kc.groups.createChildGroup({ id }, { name: 'shift' });
+    const [dan] = await kc.users.find({ username: 'dan', exact: true });
+    await kc.users.addToGroup({ id: dan!.id!, groupId: child });
+    await kc.groups.update({ id }, { name: 'late' });
+    expect((await kc.users.listGroups({ id: dan!.id! })).map((g) => g.path)).toEqual(['/late/shift']);
+    expect(await kc.groups.findOne({ id })).toMatchObject({ name: 'late', path: '/late', subGroupCount: 1 });
+    await kc.groups.del({ id });
+    expect(await kc.users.listGroups({ id: dan!.id! })).toEqual([]);
+  });
+
+  it('takes a trailing slash, and a DELETE with a JSON body', async () => {
+    const headers = { authorization: `Bearer ${kc.accessToken ?? ''}`, 'content-type': 'application/json' };
+    const list = await fetch(`${idp.url}/admin/realms/depot/users/`, { headers });
+    expect(list.status).toBe(200);
+    const { id } = await kc.users.create({ username: 'gone', enabled: true });
+    const deleted = await fetch(`${idp.url}/admin/realms/depot/users/${id}/`, {
+      method: 'DELETE',
+      headers,
+      body: '{}',
+    });
+    expect(deleted.status).toBe(204);
+  });
+
+  it('partialImport adds, skips and overwrites', async () => {
+    const first = await kc.realms.partialImport({
+      realm: 'depot',
+      rep: { ifResourceExists: 'SKIP', users: [{ username: 'dan' }, { username: 'eve', enabled: true }] },
+    });
+    expect(first).toMatchObject({ added: 1, skipped: 1, overwritten: 0 });
+    const again = await kc.realms.partialImport({
+      realm: 'depot',
+      rep: { ifResourceExists: 'OVERWRITE', users: [{ username: 'eve', enabled: true, firstName: 'Eve' }] },
+    });
+    expect(again).toMatchObject({ added: 0, skipped: 0, overwritten: 1 });
+    expect((await kc.users.find({ username: 'eve', exact: true }))[0]).toMatchObject({ firstName: 'Eve' });
+  });
+
+  it('lists sessions and logs a user out: her refresh token stops working', async () => {
+    const token = await fetch(`${idp.url}/realms/depot/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'password',
+        client_id: 'depot-web',
+        client_secret: 'depot-secret',
+        username: 'dan',
+        password: 'dan-pw',
+      }),
+    });
+    const { refresh_token: refresh } = (await token.json()) as { refresh_token: string };
+    const [dan] = await kc.users.find({ username: 'dan', exact: true });
+    const sessions = await kc.users.listSessions({ id: dan!.id! });
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ userId: dan!.id, username: 'dan' });
+    await kc.users.logout({ id: dan!.id! });
+    expect(await kc.users.listSessions({ id: dan!.id! })).toEqual([]);
+    const refreshed = await fetch(`${idp.url}/realms/depot/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: 'depot-web',
+        client_secret: 'depot-secret',
+        refresh_token: refresh,
+      }),
+    });
+    expect(refreshed.status).toBe(400);
+  });
+
+  it('reads and updates the realm, lists it, and deletes it', async () => {
+    await kc.realms.update({ realm: 'depot' }, { displayName: 'The Depot' });
+    expect(await kc.realms.findOne({ realm: 'depot' })).toMatchObject({
+      realm: 'depot',
+      displayName: 'The Depot',
+      enabled: true,
+    });
+    expect((await kc.realms.find()).map((r) => r.realm)).toContain('depot');
+    await kc.realms.del({ realm: 'depot' });
+    expect((await kc.realms.find()).map((r) => r.realm)).not.toContain('depot');
+    expect((await fetch(`${idp.url}/realms/depot/.well-known/openid-configuration`)).status).toBe(404);
   });
 });
