@@ -29,14 +29,24 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
       const search = queryParam(req, 'search');
       const exact = queryParam(req, 'exact') === 'true';
       const top = rep.groups ?? [];
+      const matches = (g: GroupRepresentation): boolean =>
+        search !== undefined &&
+        (exact ? g.name === search : g.name.toLowerCase().includes(search.toLowerCase()));
+      // As Keycloak answers a search: the top-level groups on the way to a match, each with only the
+      // subgroups on the way to one (a match keeps its own subgroups that match, too).
+      const tree = (
+        g: GroupRepresentation,
+        path: string,
+        parentId: string | undefined,
+      ): Record<string, unknown>[] => {
+        const below = (g.subGroups ?? []).flatMap((s) => tree(s, `${path}/${s.name}`, g.id));
+        if (!matches(g) && below.length === 0) return [];
+        return [{ ...groupOut(g, path, parentId, false), subGroups: below }];
+      };
       const list =
         search === undefined || search === ''
           ? top.map((g) => groupOut(g, `/${g.name}`, undefined, false))
-          : allGroups(rep)
-              .filter((g) =>
-                exact ? g.group.name === search : g.group.name.toLowerCase().includes(search.toLowerCase()),
-              )
-              .map((g) => groupOut(g.group, g.path, g.parent?.id, false));
+          : top.flatMap((g) => tree(g, `/${g.name}`, undefined));
       res.json(page(req, list));
     }),
   );

@@ -113,7 +113,8 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         const known = new Set(allGroups(rep).map((g) => g.path));
         const missing = groups.find((g) => !known.has(g));
         if (missing !== undefined) throw badRequest(`Group ${missing} not found`);
-        const { id: _ignored, ...fields } = body;
+        // Role mappings in the body are not taken, as Keycloak does not take them here (the role-mappings endpoints do).
+        const { id: _ignored, realmRoles: _r, clientRoles: _c, ...fields } = body;
         users.push({
           ...fields,
           id,
@@ -153,7 +154,15 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         const email = body.email?.toLowerCase();
         if (email !== undefined && email !== '' && rep.users?.some((u) => u !== user && u.email === email))
           throw conflict('User exists with same email');
-        const { id: _id, username: _u, credentials, groups: _g, ...fields } = body;
+        const {
+          id: _id,
+          username: _u,
+          credentials,
+          groups: _g,
+          realmRoles: _r,
+          clientRoles: _c,
+          ...fields
+        } = body;
         Object.assign(user, fields);
         if (email !== undefined) user.email = email;
         if (credentials !== undefined) {

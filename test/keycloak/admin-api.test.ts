@@ -121,7 +121,14 @@ describe('a realm made through the admin API', () => {
       clientUniqueId: clientUuid,
       roles: [{ id: read!.id!, name: 'read' }],
     });
-    const [staff] = await kc.groups.find({ search: 'leads' });
+    // A search answers the top-level group with only the subgroups on the way to a match.
+    const [staffTree] = await kc.groups.find({ search: 'leads' });
+    expect(staffTree).toMatchObject({
+      name: 'staff',
+      path: '/staff',
+      subGroups: [{ name: 'leads', path: '/staff/leads' }],
+    });
+    const staff = staffTree?.subGroups?.[0];
     await kc.users.addToGroup({ id: userId, groupId: staff!.id! });
 
     const claims = await accessToken('shop', 'shop-api', secret, 'Carol', 'carol-pw');
