@@ -1,17 +1,17 @@
 // /admin/realms/{realm}/groups: groups, their subgroups, members and realm role mappings.
 import type { Router } from 'express';
-import type { GroupRepresentation } from '../fixtures/keycloak/schema.js';
+import type { GroupRepresentation, KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
 import { groupInput, parseBody, roleRefs } from './input.js';
-import { addNames, allGroups, findGroup, pickRole, realmRoleList, removeNames } from './resources.js';
+import { addNames, findGroup, pickRole, realmRoleList, removeNames } from './resources.js';
 import { groupOut, realmIdOf, roleOut, userOut } from './representations.js';
 import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
 const G = '/:realm/groups';
 
 /** Moves every user membership of `from` (and its subgroups) to `to`, or drops it (`to` undefined). */
-function movePaths(rep: Parameters<typeof allGroups>[0], from: string, to: string | undefined): void {
+function movePaths(rep: KeycloakRealmRepresentation, from: string, to: string | undefined): void {
   for (const u of rep.users ?? []) {
     if (u.groups === undefined) continue;
     u.groups = u.groups.flatMap((g) => {
