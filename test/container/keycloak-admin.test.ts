@@ -6,6 +6,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { StartedTestContainer } from 'testcontainers';
 import { describe, expect, it } from 'vitest';
 import { MockIdpContainer, StartedMockIdpContainer } from '../../src/testcontainers/index.js';
+import { readFixturesSummary } from '../../src/testcontainers/fixtures-summary.js';
 import { containerTestsSkipReason, skipContainerTests, useContainer } from './docker.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
@@ -39,6 +40,13 @@ describe('MockIdpContainer as testcontainers-keycloak names it', () => {
       KC_BOOTSTRAP_ADMIN_USERNAME: 'root',
       KC_BOOTSTRAP_ADMIN_PASSWORD: 'root-pw',
     });
+  });
+
+  it('reads the realm name and the clients of a realm import file for the URLs and the token flows', async () => {
+    const summary = await readFixturesSummary(ACME);
+    expect(summary.realm).toBe('acme');
+    expect(summary.clients.get('web-app')).toMatchObject({ id: 'web-app', secret: 'web-secret' });
+    expect(summary.clients.get('spa')).toMatchObject({ id: 'spa', authMethods: ['none'] });
   });
 
   it('getAuthServerUrl is the origin and context path; the admin user defaults to admin/admin', () => {
