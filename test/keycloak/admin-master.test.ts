@@ -125,3 +125,30 @@ describe('the admin user of `mock-idp serve`', () => {
     expect(await adminApiTakes(origin, body['access_token'])).toBe(200);
   });
 });
+
+describe('ids under a seed', () => {
+  it('two servers of one seed give a new user the same id, the last segment of its Location', async () => {
+    const ids: string[] = [];
+    for (const _ of [1, 2]) {
+      const idp = await startIdp({ seed: 'same-ids' });
+      try {
+        const { body } = await adminToken(idp.url, 'admin', 'admin');
+        const created = await fetch(`${idp.url}/admin/realms/master/users`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${String(body['access_token'])}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ username: 'seeded' }),
+        });
+        expect(created.status).toBe(201);
+        const location = created.headers.get('location') ?? '';
+        expect(location).toMatch(new RegExp(`^${idp.url}/admin/realms/master/users/[0-9a-f-]{36}$`));
+        ids.push(location.split('/').pop() ?? '');
+      } finally {
+        await idp.close();
+      }
+    }
+    expect(ids[0]).toBe(ids[1]);
+  });
+});
