@@ -9,7 +9,7 @@ import { FixturesError } from './fixtures/errors.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import type { KeycloakRealmInput } from './fixtures/keycloak/schema.js';
-import { createApp } from './http/app.js';
+import { createApp, type ServedRealm } from './http/app.js';
 import { addAdmin, adminUserOf, masterFixtures, MASTER, type AdminUser } from './admin/master.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { buildProvider } from './realm/build.js';
@@ -435,10 +435,7 @@ export async function serveMockIdp(
     backend.kind === 'memory' &&
     realms.every((realm) => realm.keys === undefined && (several || options.keyFile === undefined));
   const build = (): Promise<Provider[]> =>
-    Promise.all([
-      ...realms.map((realm) => buildProvider(realm, options, several, backend)),
-      ...(master !== undefined ? [buildProvider(master, options, true, backend)] : []),
-    ]).catch(async (err) => {
+    Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend))).catch(async (err) => {
       await backend.close();
       throw err;
     });
@@ -498,17 +495,31 @@ export async function serveMockIdp(
   }
 
   const running = providers.map((provider) => runRealm(provider, options, log));
+  // Realm master (when no fixtures file is it) is built when first asked for (its URLs, the admin API): its
+  // key is not made at start, so a start is as quick as without it.
+  let closing = false;
+  const buildMaster = async (): Promise<ServedRealm | undefined> => {
+    if (master === undefined) return undefined;
+    try {
+      const made = runRealm(await buildProvider(master, options, true, backend), options, log);
+      running.push(made);
+      if (closing) {
+        made.backchannel.close();
+        made.provider.qaShare?.close();
+      }
+      return { provider: made.provider, hooks: made.qa.hooks };
+    } catch (err) {
+      log.warn(`mock-idp: realm master could not start: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  };
   // Idle sessions end on each realm's mock clock: look once a second (and the clock may jump when moved).
   const expiry = setInterval(() => {
     for (const { provider } of running) provider.store.expireSessions().catch(() => undefined);
   }, 1000);
   expiry.unref();
   const app = createApp(
-    running.map(({ provider, qa }) => ({
-      provider,
-      hooks: qa.hooks,
-      ...(master !== undefined && provider.realm === master ? { builtIn: true } : {}),
-    })),
+    running.map(({ provider, qa }) => ({ provider, hooks: qa.hooks })),
     log,
     async () => {
       // A shared store is asked whether it came back empty (then DOWN while the replicas re-seed it).
@@ -531,6 +542,7 @@ export async function serveMockIdp(
         gone?.provider.qaShare?.close();
       },
     },
+    master !== undefined ? { name: MASTER, build: buildMaster } : undefined,
   );
   messages.adopt(app);
   handle = app;
@@ -549,6 +561,7 @@ export async function serveMockIdp(
     token: first.token,
     requests: first.requests,
     close: (closeOptions = {}) => {
+      closing = true;
       clearInterval(expiry);
       for (const r of running) r.backchannel.close();
       for (const r of running) r.provider.qaShare?.close();

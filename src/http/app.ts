@@ -21,8 +21,6 @@ import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js
 export interface ServedRealm {
   provider: Provider;
   hooks?: RealmHooks;
-  /** Realm master made by the server (no fixtures file of that name): not named where the fixtures' realms are. */
-  builtIn?: boolean;
 }
 
 /** Realms made and dropped while running (through the admin API). */
@@ -107,6 +105,8 @@ export function createApp(
   storeHealth: () => StoreHealth | Promise<StoreHealth> = () => ({ ok: true }),
   relativePath = '',
   lifecycle?: RealmLifecycle,
+  /** A realm built when first asked for (realm master): requests for it, and the admin API, wait for it. */
+  later?: { name: string; build: () => Promise<ServedRealm | undefined> },
 ): express.Express {
   const first = realms[0];
   if (first === undefined) throw new Error('createApp needs at least one realm');
@@ -151,9 +151,26 @@ export function createApp(
     app.use(realmBasePath(p.realm.name, relativePath), enter(p, router));
   }
   const started = new Set(realms.map((r) => r.provider));
+  let built = later === undefined;
+  let building: Promise<void> | undefined;
+  /** Runs `go` once the realm built on demand serves (building it first if nobody has asked yet). */
+  const afterLater = (go: () => void, next: (err?: unknown) => void): void => {
+    if (built || later === undefined) return go();
+    building ??= later.build().then((made) => {
+      if (made !== undefined && !serving.has(made.provider.realm.name))
+        serving.set(made.provider.realm.name, {
+          provider: made.provider,
+          router: createRealmRouter(made.provider, made.hooks),
+        });
+      built = true;
+    });
+    building.then(go, next);
+  };
   app.use(`${relativePath}/admin/realms`, (req, res, next) => {
-    res.locals['realm'] = serving.get('master')?.provider;
-    admin(req, res, next);
+    afterLater(() => {
+      res.locals['realm'] = serving.get('master')?.provider;
+      admin(req, res, next);
+    }, next);
   });
   const admin = adminRouter({
     list: () => [...serving.values()].map((s) => s.provider),
@@ -180,18 +197,27 @@ export function createApp(
         }
       : {}),
   });
-  const named = realms.filter((r) => r.builtIn !== true);
-  const names = named.map((r) => `"${r.provider.realm.name}"`).join(', ');
-  app.use(realmBasePath(':realm', relativePath), (req, res, next) => {
-    const made = serving.get(String(req.params['realm']));
-    if (made !== undefined && !started.has(made.provider))
-      return enter(made.provider, made.router)(req, res, next);
+  const names = realms.map((r) => `"${r.provider.realm.name}"`).join(', ');
+  /** A realm made or started after the app: to its router; one started with the app: on (its own mount passed). */
+  const route = (name: string, req: Request, res: Response, next: (err?: unknown) => void): void => {
+    const made = serving.get(name);
+    if (made !== undefined && !started.has(made.provider)) {
+      void enter(made.provider, made.router)(req, res, next);
+      return;
+    }
     if (made !== undefined) return next();
-    throw new OAuthError(
-      'Realm does not exist',
-      named.length === 1 ? `This server serves realm ${names}` : `This server serves realms ${names}`,
-      404,
+    next(
+      new OAuthError(
+        'Realm does not exist',
+        realms.length === 1 ? `This server serves realm ${names}` : `This server serves realms ${names}`,
+        404,
+      ),
     );
+  };
+  app.use(realmBasePath(':realm', relativePath), (req, res, next) => {
+    const name = String(req.params['realm']);
+    if (name === later?.name) afterLater(() => route(name, req, res, next), next);
+    else route(name, req, res, next);
   });
 
   app.use((req) => {
