@@ -10,7 +10,8 @@ import { FixturesError } from './fixtures/errors.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import type { KeycloakRealmInput } from './fixtures/keycloak/schema.js';
-import { createApp } from './http/app.js';
+import { createApp, type ServedRealm } from './http/app.js';
+import { addAdmin, adminUserOf, masterFixtures, MASTER, type AdminUser } from './admin/master.js';
 import { createLogger, type Logger, type LogLevel } from './log.js';
 import { buildProvider } from './realm/build.js';
 import { realmIssuer, type Provider } from './realm/provider.js';
@@ -103,6 +104,13 @@ export interface MockIdpOptions {
   logLevel?: LogLevel;
   /** Custom logger; wins over logLevel. */
   logger?: Logger;
+  /**
+   * The admin user of realm master (served beside the fixtures' realms), who may use the admin REST API.
+   * Default: env KC_BOOTSTRAP_ADMIN_USERNAME (or KEYCLOAK_ADMIN), else `admin`.
+   */
+  adminUser?: string;
+  /** The admin user's password. Default: env KC_BOOTSTRAP_ADMIN_PASSWORD (or KEYCLOAK_ADMIN_PASSWORD), else `admin`. */
+  adminPassword?: string;
 }
 
 /** One realm of a running server. */
@@ -210,9 +218,17 @@ function sourcesOf(options: MockIdpOptions): readonly (FixturesSource | undefine
   return [fixtures as FixturesSource | undefined];
 }
 
-/** Loads every source, and refuses two sources of one realm name (naming both). */
-async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Promise<{ realms: Realm[] }> {
-  const loaded = await Promise.all(sources.map((source) => loadAnyFixtures(source)));
+/**
+ * Loads every source, and refuses two sources of one realm name (naming both). A source of realm master gets
+ * the admin user and admin-cli; with none, `master` is realm master as Keycloak starts it.
+ */
+async function loadRealms(
+  sources: readonly (FixturesSource | undefined)[],
+  admin: AdminUser,
+): Promise<{ realms: Realm[]; master?: Realm }> {
+  const loaded = (await Promise.all(sources.map((source) => loadAnyFixtures(source)))).map((l) =>
+    l.fixtures.realm === MASTER ? addAdmin(l, admin) : l,
+  );
   const nameOf = (i: number): string =>
     typeof sources[i] === 'string' ? (loaded[i]?.source ?? '') : `fixtures[${i}]`;
   const seen = new Map<string, number>();
@@ -231,7 +247,8 @@ async function loadRealms(sources: readonly (FixturesSource | undefined)[]): Pro
     seen.set(name, index);
   }
   const realms = await Promise.all(loaded.map((l) => buildRealm(l)));
-  return { realms };
+  if (seen.has(MASTER)) return { realms };
+  return { realms, master: await buildRealm(masterFixtures(admin)) };
 }
 
 /**
@@ -263,12 +280,23 @@ function expressMessages(): {
 
 /** Builds the providers of every realm of the options (the first first), without listening. */
 async function createProviders(options: MockIdpOptions, backend?: StoreBackend): Promise<Provider[]> {
-  const { realms, several } = await loadRealmsOf(options);
+  const { realms, several } = await loadRealmsOf(options, adminOf(options));
   return Promise.all(realms.map((realm) => buildProvider(realm, options, several, backend)));
 }
 
-/** Loads the realms of the options (refusing --key or --issuer with several). */
-async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[]; several: boolean }> {
+/** The admin user of realm master: the options', else Keycloak's environment variables', else admin/admin. */
+function adminOf(options: MockIdpOptions): AdminUser {
+  return adminUserOf(options, process.env);
+}
+
+/**
+ * Loads the realms of the options (refusing --key or --issuer with several), and realm master when none of
+ * them is (it takes neither: its own ephemeral key, its issuer from the request).
+ */
+async function loadRealmsOf(
+  options: MockIdpOptions,
+  admin: AdminUser,
+): Promise<{ realms: Realm[]; several: boolean; master?: Realm }> {
   const sources = sourcesOf(options);
   const several = sources.length > 1;
   if (several && options.keyFile !== undefined)
@@ -279,7 +307,7 @@ async function loadRealmsOf(options: MockIdpOptions): Promise<{ realms: Realm[];
     throw new Error(
       'a fixed issuer (--issuer) names one realm: with several fixtures files, give each realm its `issuer`',
     );
-  return { ...(await loadRealms(sources)), several };
+  return { ...(await loadRealms(sources, admin)), several };
 }
 
 /** Builds the provider of the (first) realm, without listening. */
@@ -393,6 +421,8 @@ const OPTION_NAMES = {
   hostnameBackchannelDynamic: true,
   logLevel: true,
   logger: true,
+  adminUser: true,
+  adminPassword: true,
 } satisfies Record<keyof MockIdpOptions, true>;
 
 /** What a realm's ready line names (the CLI's `listening on`). */
@@ -427,8 +457,10 @@ export async function serveMockIdp(
   const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
   let several: boolean;
+  let master: Realm | undefined;
+  const admin = adminOf(options);
   try {
-    ({ realms, several } = await loadRealmsOf(options));
+    ({ realms, several, master } = await loadRealmsOf(options, admin));
   } catch (err) {
     await backend.close();
     throw err;
@@ -514,6 +546,24 @@ export async function serveMockIdp(
   }
 
   const running = providers.map((provider) => runRealm(provider, options, log));
+  // Realm master (when no fixtures file is it) is built when first asked for (its URLs, the admin API): its
+  // key is not made at start, so a start is as quick as without it.
+  let closing = false;
+  const buildMaster = async (): Promise<ServedRealm | undefined> => {
+    if (master === undefined) return undefined;
+    try {
+      const made = runRealm(await buildProvider(master, options, true, backend), options, log);
+      running.push(made);
+      if (closing) {
+        made.backchannel.close();
+        made.provider.qaShare?.close();
+      }
+      return { provider: made.provider, hooks: made.qa.hooks };
+    } catch (err) {
+      log.warn(`mock-idp: realm master could not start: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  };
   // Idle sessions end on each realm's mock clock: look once a second (and the clock may jump when moved).
   const expiry = setInterval(() => {
     for (const { provider } of running) provider.store.expireSessions().catch(() => undefined);
@@ -528,6 +578,22 @@ export async function serveMockIdp(
       return backend.health();
     },
     relativePath,
+    {
+      // A realm made through the admin API: its own key and ids, as a realm of several; this process only.
+      create: async (rep) => {
+        const realm = await buildRealm(fixturesFromObject(rep, `realm ${rep.realm}`));
+        const made = runRealm(await buildProvider(realm, options, true, backend), options, log);
+        running.push(made);
+        return { provider: made.provider, hooks: made.qa.hooks };
+      },
+      removed: (provider) => {
+        const index = running.findIndex((r) => r.provider === provider);
+        const [gone] = index >= 0 ? running.splice(index, 1) : [];
+        gone?.backchannel.close();
+        gone?.provider.qaShare?.close();
+      },
+    },
+    master !== undefined ? { name: MASTER, build: buildMaster } : undefined,
   );
   messages.adopt(app);
   handle = app;
@@ -549,6 +615,7 @@ export async function serveMockIdp(
     token: first.token,
     requests: first.requests,
     close: (closeOptions = {}) => {
+      closing = true;
       clearInterval(expiry);
       for (const r of running) r.backchannel.close();
       for (const r of running) r.provider.qaShare?.close();

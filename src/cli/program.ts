@@ -34,6 +34,7 @@ import { StoreError } from '../store/backend.js';
 import { token, type TokenOptions } from './token.js';
 import { users, type UsersOptions } from './users.js';
 import { packageVersion } from './version.js';
+import { adminUserOf } from '../admin/master.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -121,6 +122,14 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
         .env('KC_HTTP_RELATIVE_PATH')
         .argParser(parseRelativePath),
     )
+    .option(
+      '--admin-user <name>',
+      'the admin user of realm master (env KC_BOOTSTRAP_ADMIN_USERNAME or KEYCLOAK_ADMIN; default admin)',
+    )
+    .option(
+      '--admin-password <text>',
+      "the admin user's password (env KC_BOOTSTRAP_ADMIN_PASSWORD or KEYCLOAK_ADMIN_PASSWORD; default admin)",
+    )
     .option('--no-qa-api', 'turn the QA API off: /mock answers 404 (env MOCK_IDP_QA_API=off)')
     .addOption(
       new Option(
@@ -157,6 +166,9 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       if (first !== undefined) throw new CliError(notACommand(first, program), EXIT.usage);
       if (options.qaApi !== false) options.qaApi = qaApiFromEnv(io.env['MOCK_IDP_QA_API']);
       if (options.tls !== true && tlsFromEnv(io.env['MOCK_IDP_TLS'])) options.tls = true;
+      const admin = adminUserOf(options, io.env);
+      options.adminUser = admin.username;
+      options.adminPassword = admin.password;
       try {
         await serve(options, { stdout: io.stdout, stderr: io.stderr });
       } catch (err) {

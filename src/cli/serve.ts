@@ -45,6 +45,9 @@ export interface ServeOptions {
   tlsKey?: string;
   /** `--tls-ca-out` / `MOCK_IDP_TLS_CA_OUT`: where the made CA's PEM is written (default: a temp file). */
   tlsCaOut?: string;
+  /** `--admin-user` / `--admin-password` (or Keycloak's environment variables): realm master's admin user. */
+  adminUser?: string;
+  adminPassword?: string;
 }
 
 interface ServeIo {
@@ -71,6 +74,8 @@ function toMockIdpOptions(o: ServeOptions): MockIdpOptions {
     ...(o.httpRelativePath !== undefined ? { httpRelativePath: o.httpRelativePath } : {}),
     ...(o.hostnameBackchannelDynamic === true ? { hostnameBackchannelDynamic: true } : {}),
     ...tlsOption(o),
+    ...(o.adminUser !== undefined ? { adminUser: o.adminUser } : {}),
+    ...(o.adminPassword !== undefined ? { adminPassword: o.adminPassword } : {}),
   };
 }
 

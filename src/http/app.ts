@@ -14,11 +14,21 @@ import { errorHandler } from './error-handler.js';
 import { sendIndexPage } from './index-page.js';
 import { requestOrigin } from './origin.js';
 import { createRealmRouter, type RealmHooks } from './realm-router.js';
+import { adminRouter } from '../admin/router.js';
+import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 
 /** A realm served by the app: its state and its router's hooks. */
-interface ServedRealm {
+export interface ServedRealm {
   provider: Provider;
   hooks?: RealmHooks;
+}
+
+/** Realms made and dropped while running (through the admin API). */
+export interface RealmLifecycle {
+  /** Builds a realm from a Keycloak representation, ready to serve. */
+  create(rep: KeycloakRealmRepresentation): Promise<ServedRealm>;
+  /** Called once a realm is no longer served. */
+  removed(provider: Provider): void;
 }
 
 /** The URL's path, without the query string. */
@@ -94,6 +104,9 @@ export function createApp(
   log: Logger,
   storeHealth: () => StoreHealth | Promise<StoreHealth> = () => ({ ok: true }),
   relativePath = '',
+  lifecycle?: RealmLifecycle,
+  /** A realm built when first asked for (realm master): requests for it, and the admin API, wait for it. */
+  later?: { name: string; build: () => Promise<ServedRealm | undefined> },
 ): express.Express {
   const first = realms[0];
   if (first === undefined) throw new Error('createApp needs at least one realm');
@@ -121,23 +134,90 @@ export function createApp(
   // A realm's name is fixed for the server's life (PUT /mock/fixtures refuses to change it): a literal
   // mount path per realm spares every request express's path-parameter processing. One layer per realm,
   // which hands the request to the realm's router itself (a second layer would match the path again).
-  for (const { provider: p, hooks } of realms) {
-    const router = createRealmRouter(p, hooks);
-    app.use(realmBasePath(p.realm.name, relativePath), (req, res, next) => {
+  /** The realms served now, by name: those started with, then those the admin API made; less those it deleted. */
+  const serving = new Map<string, { provider: Provider; router: express.Router }>();
+  const enter = (p: Provider, router: express.Router): RequestHandler => {
+    return (req, res, next) => {
+      if (serving.get(p.realm.name)?.provider !== p) return next();
       res.locals['realm'] = p;
       res.locals['arrived'] = p.clock.now().toISOString();
       res.locals['issuer'] = p.issuerFor(requestOrigin(req));
       router(req, res, next);
-    });
+    };
+  };
+  for (const { provider: p, hooks } of realms) {
+    const router = createRealmRouter(p, hooks);
+    serving.set(p.realm.name, { provider: p, router });
+    app.use(realmBasePath(p.realm.name, relativePath), enter(p, router));
   }
+  const started = new Set(realms.map((r) => r.provider));
+  let built = later === undefined;
+  let building: Promise<void> | undefined;
+  /** Runs `go` once the realm built on demand serves (building it first if nobody has asked yet). */
+  const afterLater = (go: () => void, next: (err?: unknown) => void): void => {
+    if (built || later === undefined) return go();
+    building ??= later.build().then((made) => {
+      if (made !== undefined && !serving.has(made.provider.realm.name))
+        serving.set(made.provider.realm.name, {
+          provider: made.provider,
+          router: createRealmRouter(made.provider, made.hooks),
+        });
+      built = true;
+    });
+    building.then(go, next);
+  };
+  app.use(`${relativePath}/admin/realms`, (req, res, next) => {
+    afterLater(() => {
+      res.locals['realm'] = serving.get('master')?.provider;
+      admin(req, res, next);
+    }, next);
+  });
+  const admin = adminRouter({
+    list: () => [...serving.values()].map((s) => s.provider),
+    get: (name) => serving.get(name)?.provider,
+    ...(lifecycle !== undefined
+      ? {
+          create: async (rep: KeycloakRealmRepresentation) => {
+            if (serving.has(rep.realm)) return false;
+            const made = await lifecycle.create(rep);
+            if (serving.has(rep.realm)) return false;
+            serving.set(rep.realm, {
+              provider: made.provider,
+              router: createRealmRouter(made.provider, made.hooks),
+            });
+            return true;
+          },
+          remove: async (name: string) => {
+            const gone = serving.get(name);
+            if (gone === undefined) return false;
+            serving.delete(name);
+            lifecycle.removed(gone.provider);
+            return true;
+          },
+        }
+      : {}),
+  });
   const names = realms.map((r) => `"${r.provider.realm.name}"`).join(', ');
-  app.use(realmBasePath(':realm', relativePath), (req, _res, next) => {
-    if (realms.some((r) => r.provider.realm.name === req.params['realm'])) return next();
-    throw new OAuthError(
-      'Realm does not exist',
-      realms.length === 1 ? `This server serves realm ${names}` : `This server serves realms ${names}`,
-      404,
+  /** A realm made or started after the app: to its router; one started with the app: on (its own mount passed). */
+  const route = (name: string, req: Request, res: Response, next: (err?: unknown) => void): void => {
+    const made = serving.get(name);
+    if (made !== undefined && !started.has(made.provider)) {
+      void enter(made.provider, made.router)(req, res, next);
+      return;
+    }
+    if (made !== undefined) return next();
+    next(
+      new OAuthError(
+        'Realm does not exist',
+        realms.length === 1 ? `This server serves realm ${names}` : `This server serves realms ${names}`,
+        404,
+      ),
     );
+  };
+  app.use(realmBasePath(':realm', relativePath), (req, res, next) => {
+    const name = String(req.params['realm']);
+    if (name === later?.name) afterLater(() => route(name, req, res, next), next);
+    else route(name, req, res, next);
   });
 
   app.use((req) => {

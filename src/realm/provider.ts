@@ -131,10 +131,13 @@ export class Provider implements RealmContext {
     this.#generation = generation;
   }
 
-  /** Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end. */
-  replaceRealm(realm: Realm): void {
+  /**
+   * Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end (not
+   * for a change through the admin API, `keepBrowserSessions`, as in Keycloak).
+   */
+  replaceRealm(realm: Realm, options: { keepBrowserSessions?: boolean } = {}): void {
     this.#realm = realm;
-    this.#generation++;
+    if (options.keepBrowserSessions !== true) this.#generation++;
     this.#rememberEndedSessions();
   }
 

@@ -23,6 +23,7 @@ const version = (value: unknown): number | undefined => (typeof value === 'numbe
 /** The clients, each with its interface version (its own, else the realm's `realmVersion`). */
 function clientsOf(value: unknown, realmVersion?: number): Map<string, FlowClient> {
   const clients = new Map<string, FlowClient>();
+  if (Array.isArray(value)) return keycloakClientsOf(value);
   if (typeof value !== 'object' || value === null) return clients;
   for (const [id, c] of Object.entries(value as Record<string, unknown>)) {
     const client = (typeof c === 'object' && c !== null ? c : {}) as Record<string, unknown>;
@@ -34,6 +35,25 @@ function clientsOf(value: unknown, realmVersion?: number): Map<string, FlowClien
       authMethods: methods.length > 0 ? methods : ['client_secret_basic', 'client_secret_post'],
       redirectUris: strings(client['redirectUris']),
       apiVersion: version(client['apiVersion']) ?? realmVersion,
+    });
+  }
+  return clients;
+}
+
+/** A Keycloak realm file's clients (a list of client representations), by clientId. */
+function keycloakClientsOf(list: unknown[]): Map<string, FlowClient> {
+  const clients = new Map<string, FlowClient>();
+  for (const c of list) {
+    if (typeof c !== 'object' || c === null) continue;
+    const client = c as Record<string, unknown>;
+    const id = client['clientId'];
+    if (typeof id !== 'string') continue;
+    const secret = typeof client['secret'] === 'string' ? client['secret'] : undefined;
+    clients.set(id, {
+      id,
+      ...(secret !== undefined ? { secret } : {}),
+      authMethods: client['publicClient'] === true ? ['none'] : ['client_secret_basic', 'client_secret_post'],
+      redirectUris: strings(client['redirectUris']),
     });
   }
   return clients;

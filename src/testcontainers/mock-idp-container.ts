@@ -52,6 +52,10 @@ export class MockIdpContainer extends GenericContainer {
   private backchannelDynamic = false;
   /** withTls(): the names the made certificate holds besides localhost, 127.0.0.1 and ::1. */
   private tls: { hosts: string[] } | undefined;
+  /** Realm files beside the first (withRealmImportFile given more than once): one realm each. */
+  private moreRealmFiles: string[] = [];
+  private adminUsername = 'admin';
+  private adminPassword = 'admin';
   /** Whether the image is a prebuilt mock-idp image (else the base image with the package's server). */
   private prebuilt: boolean;
 
@@ -87,6 +91,29 @@ export class MockIdpContainer extends GenericContainer {
   withFixtures(path: string): this {
     this.fixturesPath = path;
     return this;
+  }
+
+  /**
+   * Import this Keycloak realm file (JSON, as `kc.sh export` writes it), as testcontainers-keycloak's method
+   * of this name does; given again, each further file is one more realm. The first file's realm is the one
+   * the started container's URLs name.
+   */
+  withRealmImportFile(path: string): this {
+    if (this.fixturesPath === undefined) this.fixturesPath = path;
+    else this.moreRealmFiles.push(path);
+    return this;
+  }
+
+  /** The admin user of realm master (env `KC_BOOTSTRAP_ADMIN_USERNAME`). Default: `admin`. */
+  withAdminUsername(username: string): this {
+    this.adminUsername = username;
+    return this.withEnvironment({ KC_BOOTSTRAP_ADMIN_USERNAME: username });
+  }
+
+  /** The admin user's password (env `KC_BOOTSTRAP_ADMIN_PASSWORD`, not on the command line). Default: `admin`. */
+  withAdminPassword(password: string): this {
+    this.adminPassword = password;
+    return this.withEnvironment({ KC_BOOTSTRAP_ADMIN_PASSWORD: password });
   }
 
   /** Start the server clock at `start` (ISO-8601, epoch seconds, or a Date). Default: real time. */
@@ -174,6 +201,7 @@ export class MockIdpContainer extends GenericContainer {
       qaToken: this.qaToken,
       contextPath: this.contextPath,
       clients: fixtures.clients,
+      admin: { username: this.adminUsername, password: this.adminPassword },
     });
   }
 
@@ -204,6 +232,12 @@ export class MockIdpContainer extends GenericContainer {
     if (this.fixturesPath !== undefined) {
       const target = `${FIXTURES_DIR}/${basename(this.fixturesPath)}`;
       this.withCopyFilesToContainer([{ source: this.fixturesPath, target, mode: READABLE }]);
+      args.push('--fixtures', target);
+    }
+    for (const [index, path] of this.moreRealmFiles.entries()) {
+      // A numbered folder each: two files of one name stay apart.
+      const target = `${FIXTURES_DIR}/${index + 1}/${basename(path)}`;
+      this.withCopyFilesToContainer([{ source: path, target, mode: READABLE }]);
       args.push('--fixtures', target);
     }
     if (this.keyPath !== undefined) {

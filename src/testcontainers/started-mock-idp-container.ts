@@ -22,6 +22,8 @@ export interface StartedMockIdpOptions {
   contextPath?: string;
   /** The fixtures' clients, for the one-call token flows. */
   clients?: Map<string, FlowClient>;
+  /** Realm master's admin user (`withAdminUsername`, `withAdminPassword`). Default: admin/admin. */
+  admin?: { username: string; password: string };
 }
 
 export class StartedMockIdpContainer extends AbstractStartedContainer {
@@ -33,6 +35,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
   private readonly caCertificate: string | undefined;
   /** What the QA calls and the token flows send with: trusting the mock CA with withTls(). */
   private readonly send: FlowFetch;
+  private readonly admin: { username: string; password: string };
 
   constructor(started: StartedTestContainer, options: StartedMockIdpOptions) {
     super(started);
@@ -44,6 +47,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
     this.caCertificate = options.caCertificate;
     this.send =
       this.caCertificate !== undefined ? fetchTrusting(this.caCertificate) : (url, init) => fetch(url, init);
+    this.admin = options.admin ?? { username: 'admin', password: 'admin' };
   }
 
   /**
@@ -57,6 +61,26 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
         'getCaCertificate(): this container serves http; start it withTls() for https and a CA',
       );
     return this.caCertificate;
+  }
+
+  /**
+   * The server's URL from the test process, as testcontainers-keycloak names it: `http://{host}:{mapped
+   * port}{context path}`, where `/admin` and `/realms/{realm}` are (the admin client's `baseUrl`).
+   */
+  getAuthServerUrl(): string {
+    const host = this.getHost();
+    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    const scheme = this.caCertificate !== undefined ? 'https' : 'http';
+    return `${scheme}://${hostPart}:${this.getFirstMappedPort()}${this.contextPath}`;
+  }
+
+  /** Realm master's admin user (password grant with client `admin-cli`). */
+  getAdminUsername(): string {
+    return this.admin.username;
+  }
+
+  getAdminPassword(): string {
+    return this.admin.password;
   }
 
   /**
@@ -104,10 +128,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
    * (https with withTls()).
    */
   getBaseUrl(): string {
-    const host = this.getHost();
-    const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    const scheme = this.caCertificate !== undefined ? 'https' : 'http';
-    return `${scheme}://${hostPart}:${this.getFirstMappedPort()}${realmBasePath(encodeURIComponent(this.realm), this.contextPath)}`;
+    return `${this.getAuthServerUrl()}${realmBasePath(encodeURIComponent(this.realm), '')}`;
   }
 
   /** The `iss` of every token: the fixed issuer, else the base URL (derived from the Host of the request). */

@@ -1,0 +1,180 @@
+// /admin/realms/{realm}/groups: groups, their subgroups, members and realm role mappings.
+import type { Router } from 'express';
+import type { GroupRepresentation, KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
+import { changeRealm } from './edit.js';
+import { badRequest, conflict } from './errors.js';
+import { groupInput, parseBody, roleRefs } from './input.js';
+import { addNames, findGroup, pickRole, realmRoleList, removeNames } from './resources.js';
+import { groupOut, realmIdOf, roleOut, userOut } from './representations.js';
+import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+
+const G = '/:realm/groups';
+
+/** Moves every user membership of `from` (and its subgroups) to `to`, or drops it (`to` undefined). */
+function movePaths(rep: KeycloakRealmRepresentation, from: string, to: string | undefined): void {
+  for (const u of rep.users ?? []) {
+    if (u.groups === undefined) continue;
+    u.groups = u.groups.flatMap((g) => {
+      if (g !== from && !g.startsWith(`${from}/`)) return [g];
+      return to === undefined ? [] : [`${to}${g.slice(from.length)}`];
+    });
+  }
+}
+
+export function groupRoutes(router: Router, ctx: AdminContext): void {
+  router.get(
+    G,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const search = queryParam(req, 'search');
+      const exact = queryParam(req, 'exact') === 'true';
+      const top = rep.groups ?? [];
+      const matches = (g: GroupRepresentation): boolean =>
+        search !== undefined &&
+        (exact ? g.name === search : g.name.toLowerCase().includes(search.toLowerCase()));
+      // As Keycloak answers a search: the top-level groups on the way to a match, each with only the
+      // subgroups on the way to one (a match keeps its own subgroups that match, too).
+      const tree = (
+        g: GroupRepresentation,
+        path: string,
+        parentId: string | undefined,
+      ): Record<string, unknown>[] => {
+        const below = (g.subGroups ?? []).flatMap((s) => tree(s, `${path}/${s.name}`, g.id));
+        if (!matches(g) && below.length === 0) return [];
+        return [{ ...groupOut(g, path, parentId, false), subGroups: below }];
+      };
+      const list =
+        search === undefined || search === ''
+          ? top.map((g) => groupOut(g, `/${g.name}`, undefined, false))
+          : top.flatMap((g) => tree(g, `/${g.name}`, undefined));
+      res.json(page(req, list));
+    }),
+  );
+  router.get(
+    `${G}/count`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      res.json({ count: (rep.groups ?? []).length });
+    }),
+  );
+  const create = (parentId: string | undefined) =>
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const body = parseBody(groupInput, req.body, 'group representation');
+      const name = body.name;
+      if (name === undefined || name.trim() === '') throw badRequest('Group name is missing');
+      const id = p.ids.uuid('admin-group');
+      await changeRealm(p, (rep) => {
+        rep.groups ??= [];
+        let siblings: GroupRepresentation[] = rep.groups;
+        if (parentId !== undefined) {
+          const parent = findGroup(rep, parentId).group;
+          siblings = parent.subGroups ??= [];
+        }
+        if (siblings.some((g) => g.name === name))
+          throw conflict(
+            parentId === undefined
+              ? `Top level group named '${name}' already exists.`
+              : `Sibling group named '${name}' already exists.`,
+          );
+        const { id: _id, ...fields } = body;
+        siblings.push({ ...fields, id, name });
+      });
+      created(req, res, id);
+    });
+  router.post(G, create(undefined));
+  router.post(`${G}/:id/children`, (req, res, next) => create(String(req.params['id']))(req, res, next));
+  router.get(
+    `${G}/:id/children`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const { group, path } = findGroup(rep, String(req.params['id']));
+      res.json(
+        page(
+          req,
+          (group.subGroups ?? []).map((s) => groupOut(s, `${path}/${s.name}`, group.id, false)),
+        ),
+      );
+    }),
+  );
+  router.get(
+    `${G}/:id`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const { group, path, parent } = findGroup(rep, String(req.params['id']));
+      res.json(groupOut(group, path, parent?.id, true));
+    }),
+  );
+  router.put(
+    `${G}/:id`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const body = parseBody(groupInput, req.body, 'group representation');
+      await changeRealm(p, (rep) => {
+        const { group, path, siblings } = findGroup(rep, String(req.params['id']));
+        const { id: _id, name, ...fields } = body;
+        Object.assign(group, fields);
+        if (name !== undefined && name !== group.name) {
+          if (siblings.some((g) => g.name === name))
+            throw conflict(`Sibling group named '${name}' already exists.`);
+          group.name = name;
+          movePaths(rep, path, `${path.slice(0, path.lastIndexOf('/'))}/${name}`);
+        }
+      });
+      res.status(204).end();
+    }),
+  );
+  router.delete(
+    `${G}/:id`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      await changeRealm(p, (rep) => {
+        const { group, path, siblings } = findGroup(rep, String(req.params['id']));
+        siblings.splice(siblings.indexOf(group), 1);
+        movePaths(rep, path, undefined);
+      });
+      res.status(204).end();
+    }),
+  );
+  router.get(
+    `${G}/:id/members`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const { path } = findGroup(rep, String(req.params['id']));
+      const brief = queryParam(req, 'briefRepresentation') === 'true';
+      const members = (rep.users ?? []).filter((u) => (u.groups ?? []).includes(path));
+      res.json(page(req, members).map((u) => userOut(u, brief)));
+    }),
+  );
+  router.get(
+    [`${G}/:id/role-mappings/realm`, `${G}/:id/role-mappings/realm/composite`],
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const { group } = findGroup(rep, String(req.params['id']));
+      const names = group.realmRoles ?? [];
+      res.json(
+        realmRoleList(rep, p.realm.keycloak)
+          .filter((r) => names.includes(r.name))
+          .map((r) => roleOut(r, realmIdOf(rep), false)),
+      );
+    }),
+  );
+  for (const method of ['post', 'delete'] as const)
+    router[method](
+      `${G}/:id/role-mappings/realm`,
+      handle(async (req, res) => {
+        const p = await ctx.provider(req);
+        await changeRealm(p, (rep) => {
+          const { group } = findGroup(rep, String(req.params['id']));
+          const roles = realmRoleList(rep, p.realm.keycloak);
+          const names = parseBody(roleRefs, req.body ?? [], 'list of roles').map(
+            (ref) => pickRole(roles, ref).name,
+          );
+          group.realmRoles =
+            method === 'post' ? addNames(group.realmRoles, names) : removeNames(group.realmRoles, names);
+        });
+        res.status(204).end();
+      }),
+    );
+}

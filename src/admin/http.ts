@@ -1,0 +1,74 @@
+// What every admin resource's routes share: the realms, the realm of a request, handlers that throw
+// AdminErrors, Keycloak's 201 with Location, query parameters and paging.
+import type { NextFunction, Request, Response } from 'express';
+import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
+import type { Provider } from '../realm/provider.js';
+import { badRequest } from './errors.js';
+
+/** The realms the API may reach, found by name (the served ones, and those it made). */
+export interface AdminRealms {
+  list(): Provider[];
+  get(name: string): Provider | undefined;
+  /** Serves a new realm made from a representation; false when the name is taken. */
+  create?(rep: KeycloakRealmRepresentation): Promise<boolean>;
+  /** Stops serving a realm. */
+  remove?(name: string): Promise<boolean>;
+}
+
+/** What each resource's routes get: the realm of the request's path. */
+export interface AdminContext {
+  realms: AdminRealms;
+  /** The provider of `:realm`, caught up with the other replicas; 404 when none is served. */
+  provider(req: Request): Promise<Provider>;
+}
+
+/** The realm's Keycloak representation; a realm read from mock-idp's own fixtures has none. */
+export function keycloakOf(p: Provider): KeycloakRealmRepresentation {
+  const rep = p.realm.keycloak?.representation;
+  if (rep === undefined)
+    throw badRequest(
+      `Realm "${p.realm.name}" is read from mock-idp fixtures, not a Keycloak realm: the admin API changes Keycloak realms only`,
+    );
+  return rep;
+}
+
+/** A handler that may be async and throw an AdminError. */
+export type Handler = (req: Request, res: Response) => Promise<void> | void;
+
+export const handle =
+  (fn: Handler) =>
+  (req: Request, res: Response, next: NextFunction): void => {
+    Promise.resolve()
+      .then(() => fn(req, res))
+      .catch(next);
+  };
+
+/** 201 with the new resource's URL (its last segment the new id), as Keycloak answers a creation. */
+export function created(req: Request, res: Response, id: string): void {
+  const base = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path.replace(/\/+$/, '')}`;
+  res
+    .status(201)
+    .location(`${base}/${encodeURIComponent(id)}`)
+    .end();
+}
+
+/** A query parameter as a string (the first when repeated). */
+export function queryParam(req: Request, name: string): string | undefined {
+  const v = req.query[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** `first` and `max` as Keycloak pages with them (negative: 400). */
+export function page<T>(req: Request, list: T[], defaultMax = 100): T[] {
+  const number = (name: string): number | undefined => {
+    const v = queryParam(req, name);
+    if (v === undefined || v === '') return undefined;
+    if (!/^-?\d+$/.test(v)) throw badRequest(`Query parameter "${name}" must be a whole number`);
+    return Number(v);
+  };
+  const first = number('first') ?? 0;
+  const max = number('max') ?? defaultMax;
+  if (first < 0) return list.slice(0, max < 0 ? undefined : max);
+  return list.slice(first, max < 0 ? undefined : first + max);
+}

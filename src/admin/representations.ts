@@ -1,0 +1,147 @@
+// Keycloak's representations as the admin API answers them, made from the realm's stored representation:
+// Keycloak's defaults filled in, fields without a value left out (never null).
+import { nameUuid } from '../ids.js';
+import type {
+  ClientRepresentation,
+  GroupRepresentation,
+  KeycloakRealmRepresentation,
+  RoleRepresentation,
+  UserRepresentation,
+} from '../fixtures/keycloak/schema.js';
+
+type Json = Record<string, unknown>;
+
+/** `value` without its undefined and null fields. */
+export function present(value: Json): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined && v !== null) out[k] = v;
+  return out;
+}
+
+/** The realm's id: its own, else its name (as an imported realm without one gets). */
+export const realmIdOf = (rep: KeycloakRealmRepresentation): string =>
+  typeof rep['id'] === 'string' ? rep['id'] : rep.realm;
+
+const USER_ACCESS = {
+  manageGroupMembership: true,
+  view: true,
+  mapRoles: true,
+  impersonate: true,
+  manage: true,
+};
+
+/** Fields a user representation carries that the answer leaves to the other endpoints (or never shows). */
+const USER_HIDDEN = new Set(['credentials', 'realmRoles', 'clientRoles', 'groups', 'clientConsents']);
+
+export function userOut(u: UserRepresentation, brief = false): Json {
+  const rest: Json = {};
+  for (const [k, v] of Object.entries(u)) if (!USER_HIDDEN.has(k)) rest[k] = v;
+  const attributes =
+    u.attributes !== undefined && Object.keys(u.attributes).length > 0 ? u.attributes : undefined;
+  return present({
+    ...rest,
+    id: u.id,
+    username: u.username,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    email: u.email,
+    emailVerified: u.emailVerified ?? false,
+    attributes: brief ? undefined : attributes,
+    createdTimestamp: u.createdTimestamp,
+    enabled: u.enabled ?? true,
+    totp: false,
+    disableableCredentialTypes: [],
+    requiredActions: Array.isArray(u['requiredActions']) ? u['requiredActions'] : [],
+    notBefore: typeof u['notBefore'] === 'number' ? u['notBefore'] : 0,
+    access: brief ? undefined : USER_ACCESS,
+  });
+}
+
+/** The secret of a confidential client: its own, else the one made for it when it was read without one. */
+export function secretOf(realm: string, c: ClientRepresentation): string {
+  return c.secret !== undefined && c.secret !== ''
+    ? c.secret
+    : nameUuid(realm, 'unshared client secret', c.clientId);
+}
+
+export function clientOut(realm: string, c: ClientRepresentation): Json {
+  const confidential = c.publicClient !== true && c.bearerOnly !== true;
+  return present({
+    ...c,
+    id: c.id,
+    clientId: c.clientId,
+    name: c.name,
+    surrogateAuthRequired: false,
+    enabled: c.enabled ?? true,
+    alwaysDisplayInConsole: false,
+    clientAuthenticatorType: c.clientAuthenticatorType ?? 'client-secret',
+    secret: confidential ? secretOf(realm, c) : undefined,
+    redirectUris: c.redirectUris ?? [],
+    webOrigins: c.webOrigins ?? [],
+    notBefore: 0,
+    bearerOnly: c.bearerOnly ?? false,
+    consentRequired: false,
+    standardFlowEnabled: c.standardFlowEnabled ?? true,
+    implicitFlowEnabled: c.implicitFlowEnabled ?? false,
+    directAccessGrantsEnabled: c.directAccessGrantsEnabled ?? false,
+    serviceAccountsEnabled: c.serviceAccountsEnabled ?? false,
+    publicClient: c.publicClient ?? false,
+    frontchannelLogout: c.frontchannelLogout ?? true,
+    protocol: c.protocol ?? 'openid-connect',
+    attributes: c.attributes ?? {},
+    fullScopeAllowed: c['fullScopeAllowed'] ?? true,
+    nodeReRegistrationTimeout: -1,
+    defaultClientScopes: c.defaultClientScopes ?? [
+      'web-origins',
+      'acr',
+      'roles',
+      'profile',
+      'basic',
+      'email',
+    ],
+    optionalClientScopes: c.optionalClientScopes ?? [
+      'address',
+      'phone',
+      'offline_access',
+      'organization',
+      'microprofile-jwt',
+    ],
+    access: { view: true, configure: true, manage: true },
+  });
+}
+
+export function roleOut(r: RoleRepresentation, containerId: string, clientRole: boolean): Json {
+  const composite =
+    (r.composites?.realm?.length ?? 0) > 0 ||
+    Object.values(r.composites?.client ?? {}).some((names) => names.length > 0);
+  return present({
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    composite,
+    clientRole,
+    containerId,
+    attributes: r['attributes'] ?? {},
+  });
+}
+
+export function groupOut(
+  g: GroupRepresentation,
+  path: string,
+  parentId: string | undefined,
+  deep: boolean,
+): Json {
+  const subGroups = g.subGroups ?? [];
+  return present({
+    id: g.id,
+    name: g.name,
+    path,
+    parentId,
+    subGroupCount: subGroups.length,
+    subGroups: deep ? subGroups.map((s) => groupOut(s, `${path}/${s.name}`, g.id, true)) : [],
+    attributes: g.attributes ?? {},
+    realmRoles: g.realmRoles ?? [],
+    clientRoles: g.clientRoles ?? {},
+    access: { view: true, viewMembers: true, manageMembers: true, manage: true, manageMembership: true },
+  });
+}

@@ -1,0 +1,165 @@
+// The realm's users, clients, roles and groups as the admin API finds and edits them in the stored
+// representation. Each lookup walks its list once: a request costs time linear in the realm's size.
+import type {
+  ClientRepresentation,
+  GroupRepresentation,
+  KeycloakRealmRepresentation,
+  RoleRepresentation,
+  UserRepresentation,
+} from '../fixtures/keycloak/schema.js';
+import type { KeycloakRealm, RoleSet } from '../fixtures/keycloak/model.js';
+import { nameUuid } from '../ids.js';
+import { notFound } from './errors.js';
+
+type Rep = KeycloakRealmRepresentation;
+
+export const usersOf = (rep: Rep): UserRepresentation[] => (rep.users ??= []);
+export const clientsOf = (rep: Rep): ClientRepresentation[] => (rep.clients ??= []);
+
+export function findUser(rep: Rep, id: string): UserRepresentation {
+  const user = rep.users?.find((u) => u.id === id);
+  if (user === undefined) throw notFound('User not found');
+  return user;
+}
+
+export function findClient(rep: Rep, id: string): ClientRepresentation {
+  const client = rep.clients?.find((c) => c.id === id);
+  if (client === undefined) throw notFound('Could not find client');
+  return client;
+}
+
+export function realmRolesOf(rep: Rep): RoleRepresentation[] {
+  rep.roles ??= {};
+  return (rep.roles.realm ??= []);
+}
+
+export function clientRolesOf(rep: Rep, clientId: string): RoleRepresentation[] {
+  rep.roles ??= {};
+  rep.roles.client ??= {};
+  return (rep.roles.client[clientId] ??= []);
+}
+
+export function findRealmRole(rep: Rep, name: string): RoleRepresentation {
+  const role = rep.roles?.realm?.find((r) => r.name === name);
+  if (role === undefined) throw notFound('Could not find role');
+  return role;
+}
+
+/** A role named in a mapping body: by id, else by name among `roles`. */
+export function pickRole(
+  roles: readonly RoleRepresentation[] | undefined,
+  ref: { id?: string | undefined; name?: string | undefined },
+): RoleRepresentation {
+  const role =
+    (ref.id !== undefined ? roles?.find((r) => r.id === ref.id) : undefined) ??
+    (ref.name !== undefined ? roles?.find((r) => r.name === ref.name) : undefined);
+  if (role === undefined) throw notFound('Role not found');
+  return role;
+}
+
+/** A role anywhere in the realm by id: a realm role (client undefined) or a client's role. */
+export function roleById(rep: Rep, id: string): { role: RoleRepresentation; client?: string } | undefined {
+  const realm = rep.roles?.realm?.find((r) => r.id === id);
+  if (realm !== undefined) return { role: realm };
+  for (const [client, roles] of Object.entries(rep.roles?.client ?? {})) {
+    const role = roles.find((r) => r.id === id);
+    if (role !== undefined) return { role, client };
+  }
+  return undefined;
+}
+
+export interface FoundGroup {
+  group: GroupRepresentation;
+  path: string;
+  parent?: GroupRepresentation;
+  /** The list the group is in (the realm's top level or its parent's subgroups). */
+  siblings: GroupRepresentation[];
+}
+
+/** Every group with its path, parents before their subgroups. */
+export function allGroups(rep: Rep): FoundGroup[] {
+  const out: FoundGroup[] = [];
+  const walk = (list: GroupRepresentation[], parentPath: string, parent?: GroupRepresentation): void => {
+    for (const group of list) {
+      const path = `${parentPath}/${group.name}`;
+      out.push({ group, path, siblings: list, ...(parent !== undefined ? { parent } : {}) });
+      if (group.subGroups !== undefined) walk(group.subGroups, path, group);
+    }
+  };
+  walk((rep.groups ??= []), '');
+  return out;
+}
+
+export function findGroup(rep: Rep, id: string): FoundGroup {
+  const found = allGroups(rep).find((g) => g.group.id === id);
+  if (found === undefined) throw notFound('Could not find group by id');
+  return found;
+}
+
+/** Adds `names` to a list of role names, each once. */
+export function addNames(list: string[] | undefined, names: readonly string[]): string[] {
+  const out = [...(list ?? [])];
+  for (const n of names) if (!out.includes(n)) out.push(n);
+  return out;
+}
+
+/** A list of role names without `names`. */
+export function removeNames(list: string[] | undefined, names: readonly string[]): string[] {
+  return (list ?? []).filter((n) => !names.includes(n));
+}
+
+/** Removes every mention of a realm role (or a client's role) from users, groups and composites. */
+export function forgetRole(rep: Rep, name: string, client?: string): void {
+  const drop = (holder: {
+    realmRoles?: string[] | undefined;
+    clientRoles?: Record<string, string[]> | undefined;
+  }): void => {
+    if (client === undefined) {
+      if (holder.realmRoles !== undefined) holder.realmRoles = removeNames(holder.realmRoles, [name]);
+    } else if (holder.clientRoles?.[client] !== undefined)
+      holder.clientRoles[client] = removeNames(holder.clientRoles[client], [name]);
+  };
+  for (const u of rep.users ?? []) drop(u);
+  for (const { group } of allGroups(rep)) drop(group);
+  const roles = [
+    ...(rep.roles?.realm ?? []),
+    ...Object.values(rep.roles?.client ?? {}).flat(),
+    ...(rep.defaultRole !== undefined ? [rep.defaultRole as RoleRepresentation] : []),
+  ];
+  for (const role of roles) {
+    const c = role.composites;
+    if (c === undefined) continue;
+    if (client === undefined) {
+      if (c.realm !== undefined) c.realm = removeNames(c.realm, [name]);
+    } else if (c.client?.[client] !== undefined) c.client[client] = removeNames(c.client[client], [name]);
+  }
+}
+
+/** A role set of the realm model as a representation's composites. */
+function compositesOfSet(set: RoleSet): RoleRepresentation['composites'] {
+  return { realm: [...set.realm], client: Object.fromEntries([...set.client].map(([c, n]) => [c, [...n]])) };
+}
+
+/**
+ * The realm roles: the representation's, then those every realm has that it does not list (the default role,
+ * `offline_access`, `uma_authorization`), with their ids and composites.
+ */
+export function realmRoleList(rep: Rep, kc: KeycloakRealm | undefined): RoleRepresentation[] {
+  const own = rep.roles?.realm ?? [];
+  const listed = new Set(own.map((r) => r.name));
+  const builtIn: RoleRepresentation[] = [];
+  for (const [name, set] of kc?.realmRoles ?? [])
+    if (!listed.has(name))
+      builtIn.push({ id: nameUuid(rep.realm, 'role', '', name), name, composites: compositesOfSet(set) });
+  return [...own, ...builtIn];
+}
+
+/** A realm role of {@link realmRoleList} as one the representation lists (added to it when built in). */
+export function ownRealmRole(rep: Rep, kc: KeycloakRealm | undefined, name: string): RoleRepresentation {
+  const own = rep.roles?.realm?.find((r) => r.name === name);
+  if (own !== undefined) return own;
+  const builtIn = realmRoleList(rep, kc).find((r) => r.name === name);
+  if (builtIn === undefined) throw notFound('Could not find role');
+  realmRolesOf(rep).push(builtIn);
+  return builtIn;
+}

@@ -1,0 +1,405 @@
+// /admin/realms/{realm}/users: search, count, create, read, update, delete, reset-password, role mappings,
+// groups, sessions and logout.
+import type { Request, Router } from 'express';
+import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
+import { changeRealm } from './edit.js';
+import { badRequest, conflict } from './errors.js';
+import { credentialInput, parseBody, roleRefs, userInput } from './input.js';
+import {
+  addNames,
+  allGroups,
+  clientRolesOf,
+  findClient,
+  findGroup,
+  findUser,
+  pickRole,
+  realmRoleList,
+  removeNames,
+  usersOf,
+} from './resources.js';
+import { groupOut, present, realmIdOf, roleOut, userOut } from './representations.js';
+import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+
+const U = '/:realm/users';
+
+/** Whether `value` matches `wanted`: equal (exact) or containing it, case-insensitively; `*` stands for anything. */
+function matches(value: string | undefined, wanted: string, exact: boolean): boolean {
+  if (value === undefined) return false;
+  const v = value.toLowerCase();
+  const w = wanted.toLowerCase();
+  if (exact) return v === w;
+  if (w.includes('*')) {
+    const re = new RegExp(
+      `^${w
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+    return re.test(v);
+  }
+  return v.includes(w);
+}
+
+/** The users a search query picks (service accounts never), in username order. */
+function searchUsers(req: Request, users: readonly UserRepresentation[]): UserRepresentation[] {
+  const exact = queryParam(req, 'exact') === 'true';
+  const search = queryParam(req, 'search');
+  const fields = ['username', 'email', 'firstName', 'lastName'] as const;
+  const q = queryParam(req, 'q');
+  const attributes = (q ?? '')
+    .split(/\s+/)
+    .filter((t) => t.includes(':'))
+    .map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 1)] as const);
+  const idp = queryParam(req, 'idpAlias');
+  return users
+    .filter((u) => {
+      if (u.serviceAccountClientId !== undefined) return false;
+      if (idp !== undefined) return false;
+      if (search !== undefined && search !== '' && search !== '*') {
+        const s = search.trim();
+        const exactSearch = s.length > 1 && s.startsWith('"') && s.endsWith('"');
+        const term = exactSearch ? s.slice(1, -1) : s;
+        if (!fields.some((f) => matches(u[f], term, exactSearch))) return false;
+      }
+      for (const f of fields) {
+        const wanted = queryParam(req, f);
+        if (wanted !== undefined && !matches(u[f], wanted, exact)) return false;
+      }
+      const enabled = queryParam(req, 'enabled');
+      if (enabled !== undefined && String(u.enabled ?? true) !== enabled) return false;
+      const verified = queryParam(req, 'emailVerified');
+      if (verified !== undefined && String(u.emailVerified ?? false) !== verified) return false;
+      return attributes.every(([k, v]) => (u.attributes?.[k] ?? []).includes(v));
+    })
+    .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+}
+
+/** The role names of a mapping body, each found among the given roles (404 for one that is not). */
+function roleNames(body: unknown, roles: Parameters<typeof pickRole>[0]): string[] {
+  return parseBody(roleRefs, body, 'list of roles').map((ref) => pickRole(roles, ref).name);
+}
+
+export function userRoutes(router: Router, ctx: AdminContext): void {
+  router.get(
+    U,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const brief = queryParam(req, 'briefRepresentation') === 'true';
+      res.json(page(req, searchUsers(req, rep.users ?? [])).map((u) => userOut(u, brief)));
+    }),
+  );
+  router.get(
+    `${U}/count`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      res.json(searchUsers(req, rep.users ?? []).length);
+    }),
+  );
+  router.post(
+    U,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const body = parseBody(userInput, req.body, 'user representation');
+      const username = body.username?.trim().toLowerCase();
+      if (username === undefined || username === '') throw badRequest('User name is missing');
+      const id = p.ids.uuid('admin-user');
+      await changeRealm(p, (rep) => {
+        const users = usersOf(rep);
+        if (users.some((u) => u.username === username)) throw conflict('User exists with same username');
+        const email = body.email?.toLowerCase();
+        if (email !== undefined && email !== '' && users.some((u) => u.email?.toLowerCase() === email))
+          throw conflict('User exists with same email');
+        const groups = (body.groups ?? []).map((g) => (g.startsWith('/') ? g : `/${g}`));
+        const known = new Set(allGroups(rep).map((g) => g.path));
+        const missing = groups.find((g) => !known.has(g));
+        if (missing !== undefined) throw badRequest(`Group ${missing} not found`);
+        // Role mappings in the body are not taken, as Keycloak does not take them here (the role-mappings endpoints do).
+        const { id: _ignored, realmRoles: _r, clientRoles: _c, ...fields } = body;
+        users.push({
+          ...fields,
+          id,
+          username,
+          ...(email !== undefined && email !== '' ? { email } : { email: undefined }),
+          enabled: body.enabled ?? false,
+          emailVerified: body.emailVerified ?? false,
+          createdTimestamp: p.clock.now().getTime(),
+          ...(groups.length > 0 ? { groups } : {}),
+        });
+        const added = users[users.length - 1] as UserRepresentation;
+        if (added.email === undefined) delete added.email;
+      });
+      created(req, res, id);
+    }),
+  );
+  router.get(
+    `${U}/:id`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      res.json(userOut(findUser(rep, String(req.params['id']))));
+    }),
+  );
+  router.put(
+    `${U}/:id`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const body = parseBody(userInput, req.body, 'user representation');
+      await changeRealm(p, (rep) => {
+        const user = findUser(rep, String(req.params['id']));
+        const username = body.username?.trim().toLowerCase();
+        if (username !== undefined && username !== user.username) {
+          if (rep.users?.some((u) => u.username === username))
+            throw conflict('User exists with same username');
+          user.username = username;
+        }
+        const email = body.email?.toLowerCase();
+        if (email !== undefined && email !== '' && rep.users?.some((u) => u !== user && u.email === email))
+          throw conflict('User exists with same email');
+        const {
+          id: _id,
+          username: _u,
+          credentials,
+          groups: _g,
+          realmRoles: _r,
+          clientRoles: _c,
+          ...fields
+        } = body;
+        Object.assign(user, fields);
+        if (email !== undefined) user.email = email;
+        if (credentials !== undefined) {
+          const password = credentials.find(
+            (c) => (c.type ?? 'password') === 'password' && c.value !== undefined,
+          );
+          if (password?.value !== undefined) user.credentials = [{ type: 'password', value: password.value }];
+        }
+      });
+      res.status(204).end();
+    }),
+  );
+  router.delete(
+    `${U}/:id`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      await changeRealm(p, (rep) => {
+        const user = findUser(rep, String(req.params['id']));
+        rep.users = usersOf(rep).filter((u) => u !== user);
+      });
+      res.status(204).end();
+    }),
+  );
+  router.put(
+    `${U}/:id/reset-password`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const body = parseBody(credentialInput, req.body, 'credential representation');
+      if (body.value === undefined || body.value === '') throw badRequest('Missing password value');
+      if ((body.type ?? 'password') !== 'password') throw badRequest('Only a password can be reset');
+      await changeRealm(p, (rep) => {
+        const user = findUser(rep, String(req.params['id']));
+        user.credentials = [{ type: 'password', value: body.value, temporary: body.temporary ?? false }];
+      });
+      res.status(204).end();
+    }),
+  );
+
+  // Realm role mappings.
+  router.get(
+    `${U}/:id/role-mappings`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const user = findUser(rep, String(req.params['id']));
+      const realmRoles = realmRoleList(rep, p.realm.keycloak);
+      const defaultRole = p.realm.keycloak?.defaultRole;
+      const names = addNames(
+        user.serviceAccountClientId === undefined && defaultRole !== undefined ? [defaultRole] : [],
+        user.realmRoles ?? [],
+      );
+      const realmMappings = realmRoles
+        .filter((r) => names.includes(r.name))
+        .map((r) => roleOut(r, realmIdOf(rep), false));
+      const clientMappings: Record<string, unknown> = {};
+      for (const c of rep.clients ?? []) {
+        const mapped = user.clientRoles?.[c.clientId] ?? [];
+        const roles = (rep.roles?.client?.[c.clientId] ?? []).filter((r) => mapped.includes(r.name));
+        if (roles.length > 0)
+          clientMappings[c.clientId] = {
+            id: c.id,
+            client: c.clientId,
+            mappings: roles.map((r) => roleOut(r, c.id ?? '', true)),
+          };
+      }
+      res.json(
+        present({
+          realmMappings: realmMappings.length > 0 ? realmMappings : undefined,
+          clientMappings: Object.keys(clientMappings).length > 0 ? clientMappings : undefined,
+        }),
+      );
+    }),
+  );
+  router.get(
+    [`${U}/:id/role-mappings/realm`, `${U}/:id/role-mappings/realm/composite`],
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const user = findUser(rep, String(req.params['id']));
+      const defaultRole = p.realm.keycloak?.defaultRole;
+      const names = addNames(
+        user.serviceAccountClientId === undefined && defaultRole !== undefined ? [defaultRole] : [],
+        user.realmRoles ?? [],
+      );
+      res.json(
+        realmRoleList(rep, p.realm.keycloak)
+          .filter((r) => names.includes(r.name))
+          .map((r) => roleOut(r, realmIdOf(rep), false)),
+      );
+    }),
+  );
+  router.post(
+    `${U}/:id/role-mappings/realm`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      await changeRealm(p, (rep) => {
+        const user = findUser(rep, String(req.params['id']));
+        user.realmRoles = addNames(
+          user.realmRoles,
+          roleNames(req.body, realmRoleList(rep, p.realm.keycloak)),
+        );
+      });
+      res.status(204).end();
+    }),
+  );
+  router.delete(
+    `${U}/:id/role-mappings/realm`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      await changeRealm(p, (rep) => {
+        const user = findUser(rep, String(req.params['id']));
+        user.realmRoles = removeNames(
+          user.realmRoles,
+          roleNames(req.body ?? [], realmRoleList(rep, p.realm.keycloak)),
+        );
+      });
+      res.status(204).end();
+    }),
+  );
+
+  // Client role mappings (the client by its id).
+  router.get(
+    [`${U}/:id/role-mappings/clients/:client`, `${U}/:id/role-mappings/clients/:client/composite`],
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const user = findUser(rep, String(req.params['id']));
+      const client = findClient(rep, String(req.params['client']));
+      const mapped = user.clientRoles?.[client.clientId] ?? [];
+      res.json(
+        (rep.roles?.client?.[client.clientId] ?? [])
+          .filter((r) => mapped.includes(r.name))
+          .map((r) => roleOut(r, client.id ?? '', true)),
+      );
+    }),
+  );
+  router.get(
+    `${U}/:id/role-mappings/clients/:client/available`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const user = findUser(rep, String(req.params['id']));
+      const client = findClient(rep, String(req.params['client']));
+      const mapped = user.clientRoles?.[client.clientId] ?? [];
+      res.json(
+        (rep.roles?.client?.[client.clientId] ?? [])
+          .filter((r) => !mapped.includes(r.name))
+          .map((r) => roleOut(r, client.id ?? '', true)),
+      );
+    }),
+  );
+  for (const method of ['post', 'delete'] as const)
+    router[method](
+      `${U}/:id/role-mappings/clients/:client`,
+      handle(async (req, res) => {
+        const p = await ctx.provider(req);
+        await changeRealm(p, (rep) => {
+          const user = findUser(rep, String(req.params['id']));
+          const client = findClient(rep, String(req.params['client']));
+          const names = roleNames(req.body ?? [], clientRolesOf(rep, client.clientId));
+          const roles = { ...user.clientRoles };
+          roles[client.clientId] =
+            method === 'post'
+              ? addNames(roles[client.clientId], names)
+              : removeNames(roles[client.clientId], names);
+          if (roles[client.clientId]?.length === 0) delete roles[client.clientId];
+          user.clientRoles = roles;
+        });
+        res.status(204).end();
+      }),
+    );
+
+  // Groups.
+  router.get(
+    `${U}/:id/groups`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const user = findUser(rep, String(req.params['id']));
+      const mine = new Set(user.groups ?? []);
+      const groups = allGroups(rep).filter((g) => mine.has(g.path));
+      res.json(page(req, groups).map((g) => groupOut(g.group, g.path, g.parent?.id, false)));
+    }),
+  );
+  router.get(
+    `${U}/:id/groups/count`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const user = findUser(rep, String(req.params['id']));
+      res.json({ count: (user.groups ?? []).length });
+    }),
+  );
+  for (const method of ['put', 'delete'] as const)
+    router[method](
+      `${U}/:id/groups/:group`,
+      handle(async (req, res) => {
+        const p = await ctx.provider(req);
+        await changeRealm(p, (rep) => {
+          const user = findUser(rep, String(req.params['id']));
+          const { path } = findGroup(rep, String(req.params['group']));
+          const groups = (user.groups ?? []).filter((g) => g !== path);
+          if (method === 'put') groups.push(path);
+          user.groups = groups;
+        });
+        res.status(204).end();
+      }),
+    );
+
+  // Sessions.
+  router.get(
+    `${U}/:id/sessions`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const user = findUser(keycloakOf(p), String(req.params['id']));
+      const sessions = (await p.store.sessions()).filter((s) => s.sub === user.id);
+      res.json(
+        sessions.map((s) => ({
+          id: s.id,
+          username: user.username,
+          userId: user.id,
+          ipAddress: '127.0.0.1',
+          start: s.authTime * 1000,
+          lastAccess: s.authTime * 1000,
+          rememberMe: false,
+          clients: Object.fromEntries(
+            s.clients.map((c) => [keycloakOf(p).clients?.find((x) => x.clientId === c)?.id ?? c, c]),
+          ),
+          transientUser: false,
+        })),
+      );
+    }),
+  );
+  router.post(
+    `${U}/:id/logout`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const user = findUser(keycloakOf(p), String(req.params['id']));
+      for (const s of await p.store.sessions())
+        if (s.sub === user.id) await p.store.endSession(s.id, 'logout');
+      res.status(204).end();
+    }),
+  );
+}

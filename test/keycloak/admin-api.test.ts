@@ -1,0 +1,546 @@
+// The admin REST API driven by @keycloak/keycloak-admin-client, as a suite written against Keycloak drives
+// it: a realm, clients, roles, groups and users made through it, then their tokens got with openid-client and
+// verified with jose, role by role.
+import KcAdminClient from '@keycloak/keycloak-admin-client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as client from 'openid-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Claims } from '../helpers/jwt.js';
+import { useIdp } from '../helpers/server.js';
+
+const insecure = { execute: [client.allowInsecureRequests] };
+const idp = useIdp({ fixtures: [], seed: 'admin-api' });
+
+async function adminClient(realmName = 'shop'): Promise<KcAdminClient> {
+  const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
+  await kc.auth({ username: 'admin', password: 'admin', grantType: 'password', clientId: 'admin-cli' });
+  kc.setConfig({ realmName });
+  return kc;
+}
+
+/** The password grant through openid-client, the access token verified with jose against the realm's JWKS. */
+async function accessToken(
+  realm: string,
+  clientId: string,
+  secret: string,
+  username: string,
+  password: string,
+): Promise<Claims> {
+  const issuer = `${idp.url}/realms/${realm}`;
+  const config = await client.discovery(
+    new URL(issuer),
+    clientId,
+    undefined,
+    client.ClientSecretBasic(secret),
+    insecure,
+  );
+  const tokens = await client.genericGrantRequest(config, 'password', {
+    username,
+    password,
+    scope: 'openid',
+  });
+  const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
+  const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer, currentDate: idp.clock.now() });
+  return payload as Claims;
+}
+
+describe('a realm made through the admin API', () => {
+  let kc: KcAdminClient;
+  let clientUuid: string;
+  let secret: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    kc = await adminClient('master');
+    await kc.realms.create({ realm: 'shop', enabled: true });
+    kc.setConfig({ realmName: 'shop' });
+    ({ id: clientUuid } = await kc.clients.create({
+      clientId: 'shop-api',
+      directAccessGrantsEnabled: true,
+      protocolMappers: [
+        {
+          name: 'groups',
+          protocol: 'openid-connect',
+          protocolMapper: 'oidc-group-membership-mapper',
+          config: { 'full.path': 'true', 'access.token.claim': 'true', 'claim.name': 'groups' },
+        },
+      ],
+    }));
+    secret = (await kc.clients.getClientSecret({ id: clientUuid })).value ?? '';
+    await kc.roles.create({ name: 'buyer' });
+    await kc.roles.create({ name: 'vip' });
+    const buyer = await kc.roles.findOneByName({ name: 'buyer' });
+    await kc.roles.createComposite({ roleId: (await kc.roles.findOneByName({ name: 'vip' }))?.id ?? '' }, [
+      buyer!,
+    ]);
+    await kc.clients.createRole({ id: clientUuid, name: 'read' });
+    const { id: staff } = await kc.groups.create({ name: 'staff' });
+    await kc.groups.addRealmRoleMappings({ id: staff, roles: [{ id: buyer!.id!, name: 'buyer' }] });
+    await kc.groups.createChildGroup({ id: staff }, { name: 'leads' });
+    ({ id: userId } = await kc.users.create({
+      username: 'Carol',
+      enabled: true,
+      email: 'carol@shop.test',
+      firstName: 'Carol',
+    }));
+    await kc.users.resetPassword({
+      id: userId,
+      credential: { type: 'password', value: 'carol-pw', temporary: false },
+    });
+  });
+
+  it('answers what it made as Keycloak represents it', async () => {
+    const user = await kc.users.findOne({ id: userId });
+    expect(user).toMatchObject({
+      id: userId,
+      username: 'carol',
+      email: 'carol@shop.test',
+      enabled: true,
+      emailVerified: false,
+    });
+    expect(Object.values(user ?? {})).not.toContain(null);
+    expect(await kc.users.find({ search: 'car' })).toHaveLength(1);
+    expect(await kc.users.find({ username: 'carol', exact: true })).toHaveLength(1);
+    expect(await kc.users.count()).toBe(1);
+    const [found] = await kc.clients.find({ clientId: 'shop-api' });
+    expect(found).toMatchObject({ id: clientUuid, clientId: 'shop-api', publicClient: false, secret });
+    expect(secret).not.toBe('');
+    expect(
+      (await kc.roles.getCompositeRoles({ id: (await kc.roles.findOneByName({ name: 'vip' }))!.id! })).map(
+        (r) => r.name,
+      ),
+    ).toEqual(['buyer']);
+  });
+
+  it('gives the tokens of a new user her roles, client roles and groups at once', async () => {
+    const vip = await kc.roles.findOneByName({ name: 'vip' });
+    await kc.users.addRealmRoleMappings({ id: userId, roles: [{ id: vip!.id!, name: 'vip' }] });
+    const read = await kc.clients.findRole({ id: clientUuid, roleName: 'read' });
+    await kc.users.addClientRoleMappings({
+      id: userId,
+      clientUniqueId: clientUuid,
+      roles: [{ id: read!.id!, name: 'read' }],
+    });
+    // A search answers the top-level group with only the subgroups on the way to a match.
+    const [staffTree] = await kc.groups.find({ search: 'leads' });
+    expect(staffTree).toMatchObject({
+      name: 'staff',
+      path: '/staff',
+      subGroups: [{ name: 'leads', path: '/staff/leads' }],
+    });
+    const staff = staffTree?.subGroups?.[0];
+    await kc.users.addToGroup({ id: userId, groupId: staff!.id! });
+
+    const claims = await accessToken('shop', 'shop-api', secret, 'Carol', 'carol-pw');
+    expect(claims['sub']).toBe(userId);
+    expect(claims['preferred_username']).toBe('carol');
+    const realmRoles = (claims['realm_access'] as { roles: string[] }).roles;
+    expect(realmRoles).toEqual(
+      expect.arrayContaining(['vip', 'buyer', 'default-roles-shop', 'offline_access']),
+    );
+    expect((claims['resource_access'] as Record<string, { roles: string[] }>)['shop-api']?.roles).toEqual([
+      'read',
+    ]);
+    expect(claims['groups']).toEqual(['/staff/leads']);
+
+    const mappings = await kc.users.listRoleMappings({ id: userId });
+    expect(mappings.realmMappings?.map((r) => r.name)).toEqual(
+      expect.arrayContaining(['vip', 'default-roles-shop']),
+    );
+    expect(mappings.clientMappings?.['shop-api']?.mappings.map((r: { name?: string }) => r.name)).toEqual([
+      'read',
+    ]);
+    expect((await kc.users.listGroups({ id: userId })).map((g) => g.path)).toEqual(['/staff/leads']);
+    expect((await kc.groups.listMembers({ id: staff!.id! })).map((u) => u.username)).toEqual(['carol']);
+  });
+
+  it('takes a role away: the next token is without it (and removing it again succeeds)', async () => {
+    const vip = await kc.roles.findOneByName({ name: 'vip' });
+    await kc.users.delRealmRoleMappings({ id: userId, roles: [{ id: vip!.id!, name: 'vip' }] });
+    await kc.users.delRealmRoleMappings({ id: userId, roles: [{ id: vip!.id!, name: 'vip' }] });
+    const claims = await accessToken('shop', 'shop-api', secret, 'carol', 'carol-pw');
+    expect((claims['realm_access'] as { roles: string[] }).roles).not.toContain('vip');
+    // The group still gives buyer (a subgroup inherits its parent's role mappings).
+    expect((claims['realm_access'] as { roles: string[] }).roles).toContain('buyer');
+  });
+
+  it('updates by merging, and a deleted user gets no token', async () => {
+    await kc.users.update({ id: userId }, { lastName: 'Jones' });
+    expect(await kc.users.findOne({ id: userId })).toMatchObject({
+      firstName: 'Carol',
+      lastName: 'Jones',
+      email: 'carol@shop.test',
+    });
+    await kc.users.del({ id: userId });
+    expect(await kc.users.findOne({ id: userId })).toBeNull();
+    await expect(accessToken('shop', 'shop-api', secret, 'carol', 'carol-pw')).rejects.toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'Invalid user credentials',
+    });
+  });
+
+  it('makes the service-account user of a client with service accounts', async () => {
+    const { id } = await kc.clients.create({ clientId: 'worker', serviceAccountsEnabled: true });
+    const user = await kc.clients.getServiceAccountUser({ id });
+    expect(user).toMatchObject({ username: 'service-account-worker' });
+  });
+});
+
+describe('refusals, as Keycloak answers them', () => {
+  let token: string;
+  let userToken: string;
+  let takenId: string;
+
+  beforeAll(async () => {
+    const kc = await adminClient('master');
+    token = kc.accessToken ?? '';
+    const { id } = await kc.users.create({ username: 'viewer', enabled: true });
+    await kc.users.resetPassword({ id, credential: { type: 'password', value: 'viewer-pw' } });
+    const form = new URLSearchParams({
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: 'viewer',
+      password: 'viewer-pw',
+    });
+    const answer = await fetch(`${idp.url}/realms/master/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: form,
+    });
+    userToken = ((await answer.json()) as { access_token: string }).access_token;
+    ({ id: takenId } = await kc.users.create({ username: 'taken', enabled: true }));
+    await kc.groups.create({ name: 'ops' });
+  });
+
+  const DEBUG = 'For more on this error consult the server log at the debug level.';
+  const admin = (): Record<string, string> => ({
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+  });
+  const M = '/admin/realms/master';
+  const NO_ID = '0b5c2e8a-0000-4000-8000-000000000000';
+  type Case = [string, number, Record<string, unknown>, () => RequestInit & { path: string }];
+  const cases: Case[] = [
+    [
+      'no token',
+      401,
+      { error: 'HTTP 401 Unauthorized', error_description: DEBUG },
+      () => ({ path: `${M}/users` }),
+    ],
+    [
+      'a token that is not one',
+      401,
+      { error: 'HTTP 401 Unauthorized', error_description: DEBUG },
+      () => ({ path: `${M}/users`, headers: { authorization: 'Bearer nonsense' } }),
+    ],
+    [
+      'a token of a user without admin rights',
+      403,
+      { error: 'unknown_error', error_description: DEBUG },
+      () => ({ path: `${M}/users`, headers: { authorization: `Bearer ${userToken}` } }),
+    ],
+    [
+      'an unknown user',
+      404,
+      { error: 'User not found', error_description: DEBUG },
+      () => ({ path: `${M}/users/${NO_ID}`, headers: admin() }),
+    ],
+    [
+      'an unknown client',
+      404,
+      { error: 'Could not find client', error_description: DEBUG },
+      () => ({ path: `${M}/clients/${NO_ID}`, headers: admin() }),
+    ],
+    [
+      'an unknown role',
+      404,
+      { error: 'Could not find role', error_description: DEBUG },
+      () => ({ path: `${M}/roles/nope`, headers: admin() }),
+    ],
+    [
+      'an unknown group',
+      404,
+      { error: 'Could not find group by id', error_description: DEBUG },
+      () => ({ path: `${M}/groups/${NO_ID}`, headers: admin() }),
+    ],
+    [
+      'an unknown realm',
+      404,
+      { error: 'Realm does not exist', error_description: DEBUG },
+      () => ({ path: '/admin/realms/nowhere/users', headers: admin() }),
+    ],
+    [
+      'a role mapping of a role that does not exist',
+      404,
+      { error: 'Role not found', error_description: DEBUG },
+      () => ({
+        path: `${M}/users/${takenId}/role-mappings/realm`,
+        method: 'POST',
+        body: '[{"name":"nope"}]',
+        headers: admin(),
+      }),
+    ],
+    [
+      'a username taken (in any case)',
+      409,
+      { errorMessage: 'User exists with same username' },
+      () => ({
+        path: `${M}/users`,
+        method: 'POST',
+        body: JSON.stringify({ username: 'TAKEN' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a clientId taken',
+      409,
+      { errorMessage: 'Client admin-cli already exists' },
+      () => ({
+        path: `${M}/clients`,
+        method: 'POST',
+        body: JSON.stringify({ clientId: 'admin-cli' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a role name taken',
+      409,
+      { errorMessage: 'Role with name admin already exists' },
+      () => ({
+        path: `${M}/roles`,
+        method: 'POST',
+        body: JSON.stringify({ name: 'admin' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a top-level group name taken',
+      409,
+      { errorMessage: "Top level group named 'ops' already exists." },
+      () => ({
+        path: `${M}/groups`,
+        method: 'POST',
+        body: JSON.stringify({ name: 'ops' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a body that is not JSON',
+      400,
+      { error: 'invalid_request', error_description: 'Cannot parse the JSON' },
+      () => ({ path: `${M}/users`, method: 'POST', body: '{"username":', headers: admin() }),
+    ],
+    [
+      'a field of the wrong type',
+      400,
+      {
+        error: 'unknown_error',
+        error_description:
+          'Cannot parse the JSON: "enabled" of the user representation: Invalid input: expected boolean, received string',
+      },
+      () => ({
+        path: `${M}/users`,
+        method: 'POST',
+        body: JSON.stringify({ username: 'x', enabled: 'yes' }),
+        headers: admin(),
+      }),
+    ],
+    [
+      'a user without a username',
+      400,
+      { errorMessage: 'User name is missing' },
+      () => ({
+        path: `${M}/users`,
+        method: 'POST',
+        body: JSON.stringify({ email: 'x@y.test' }),
+        headers: admin(),
+      }),
+    ],
+  ];
+
+  it.each(cases)('%s: %i', async (_name, status, body, request) => {
+    const { path, ...init } = request();
+    const answer = await fetch(`${idp.url}${path}`, init);
+    expect(answer.status).toBe(status);
+    expect(await answer.json()).toEqual(body);
+  });
+
+  it.each([401, 403, 404, 409, 400])('the admin client rejects with the status %i', async (status) => {
+    const byStatus: Record<number, () => Promise<unknown>> = {
+      401: () => new KcAdminClient({ baseUrl: idp.url }).users.find(),
+      403: async () => {
+        const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
+        kc.setAccessToken(userToken);
+        return kc.users.find();
+      },
+      404: async () => (await adminClient('master')).users.update({ id: NO_ID }, { firstName: 'x' }),
+      409: async () => (await adminClient('master')).users.create({ username: 'taken' }),
+      400: async () =>
+        (await adminClient('master')).users.resetPassword({ id: takenId, credential: { type: 'password' } }),
+    };
+    await expect(byStatus[status]?.()).rejects.toMatchObject({ response: { status } });
+  });
+
+  it('a wrong admin password: 401 invalid_grant', async () => {
+    const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
+    await expect(
+      kc.auth({ username: 'admin', password: 'wrong', grantType: 'password', clientId: 'admin-cli' }),
+    ).rejects.toMatchObject({
+      responseData: { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    });
+  });
+});
+
+describe('clients, roles, groups, realms and sessions through the admin client', () => {
+  let kc: KcAdminClient;
+
+  beforeAll(async () => {
+    kc = await adminClient('master');
+    await kc.realms.create({
+      realm: 'depot',
+      enabled: true,
+      users: [{ username: 'dan', enabled: true, credentials: [{ type: 'password', value: 'dan-pw' }] }],
+      clients: [{ clientId: 'depot-web', secret: 'depot-secret', directAccessGrantsEnabled: true }],
+    });
+    kc.setConfig({ realmName: 'depot' });
+  });
+
+  it('a new client is confidential with a secret that works; regenerating it retires the old one', async () => {
+    const { id } = await kc.clients.create({ clientId: 'robot', serviceAccountsEnabled: true });
+    const { value: first } = await kc.clients.getClientSecret({ id });
+    const grant = (secret: string) =>
+      fetch(`${idp.url}/realms/depot/protocol/openid-connect/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: 'robot',
+          client_secret: secret,
+        }),
+      });
+    expect((await grant(first ?? '')).status).toBe(200);
+    const { value: second } = await kc.clients.generateNewClientSecret({ id });
+    expect(second).not.toBe(first);
+    expect((await grant(first ?? '')).status).toBe(401);
+    expect((await grant(second ?? '')).status).toBe(200);
+  });
+
+  it('updates a client by merging and deletes it (its roles and service account with it)', async () => {
+    const { id } = await kc.clients.create({
+      clientId: 'temp',
+      publicClient: true,
+      redirectUris: ['http://a.test/cb'],
+    });
+    expect(await kc.clients.findOne({ id })).not.toHaveProperty('secret');
+    await kc.clients.update({ id }, { name: 'Temporary' });
+    expect(await kc.clients.findOne({ id })).toMatchObject({
+      name: 'Temporary',
+      publicClient: true,
+      redirectUris: ['http://a.test/cb'],
+    });
+    await kc.clients.createRole({ id, name: 'temp-role' });
+    expect((await kc.clients.listRoles({ id })).map((r) => r.name)).toEqual(['temp-role']);
+    await kc.clients.del({ id });
+    expect(await kc.clients.findOne({ id })).toBeNull();
+    expect(await kc.clients.find({ clientId: 'temp' })).toEqual([]);
+  });
+
+  it('lists the roles every realm has, updates and deletes a role (mappings of it go too)', async () => {
+    const names = (await kc.roles.find()).map((r) => r.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['default-roles-depot', 'offline_access', 'uma_authorization']),
+    );
+    await kc.roles.create({ name: 'picker' });
+    await kc.roles.updateByName({ name: 'picker' }, { name: 'picker', description: 'Picks orders' });
+    expect(await kc.roles.findOneByName({ name: 'picker' })).toMatchObject({
+      description: 'Picks orders',
+      composite: false,
+    });
+    const [dan] = await kc.users.find({ username: 'dan', exact: true });
+    await kc.users.addRealmRoleMappings({ id: dan!.id!, roles: [{ name: 'picker', id: '' }] });
+    await kc.roles.delByName({ name: 'picker' });
+    expect((await kc.users.listRealmRoleMappings({ id: dan!.id! })).map((r) => r.name)).not.toContain(
+      'picker',
+    );
+  });
+
+  it('renames a group (its members follow) and deletes it', async () => {
+    const { id } = await kc.groups.create({ name: 'night' });
+    const { id: child } = await kc.groups.createChildGroup({ id }, { name: 'shift' });
+    const [dan] = await kc.users.find({ username: 'dan', exact: true });
+    await kc.users.addToGroup({ id: dan!.id!, groupId: child });
+    await kc.groups.update({ id }, { name: 'late' });
+    expect((await kc.users.listGroups({ id: dan!.id! })).map((g) => g.path)).toEqual(['/late/shift']);
+    expect(await kc.groups.findOne({ id })).toMatchObject({ name: 'late', path: '/late', subGroupCount: 1 });
+    await kc.groups.del({ id });
+    expect(await kc.users.listGroups({ id: dan!.id! })).toEqual([]);
+  });
+
+  it('takes a trailing slash, and a DELETE with a JSON body', async () => {
+    const headers = { authorization: `Bearer ${kc.accessToken ?? ''}`, 'content-type': 'application/json' };
+    const list = await fetch(`${idp.url}/admin/realms/depot/users/`, { headers });
+    expect(list.status).toBe(200);
+    const { id } = await kc.users.create({ username: 'gone', enabled: true });
+    const deleted = await fetch(`${idp.url}/admin/realms/depot/users/${id}/`, {
+      method: 'DELETE',
+      headers,
+      body: '{}',
+    });
+    expect(deleted.status).toBe(204);
+  });
+
+  it('partialImport adds, skips and overwrites', async () => {
+    const first = await kc.realms.partialImport({
+      realm: 'depot',
+      rep: { ifResourceExists: 'SKIP', users: [{ username: 'dan' }, { username: 'eve', enabled: true }] },
+    });
+    expect(first).toMatchObject({ added: 1, skipped: 1, overwritten: 0 });
+    const again = await kc.realms.partialImport({
+      realm: 'depot',
+      rep: { ifResourceExists: 'OVERWRITE', users: [{ username: 'eve', enabled: true, firstName: 'Eve' }] },
+    });
+    expect(again).toMatchObject({ added: 0, skipped: 0, overwritten: 1 });
+    expect((await kc.users.find({ username: 'eve', exact: true }))[0]).toMatchObject({ firstName: 'Eve' });
+  });
+
+  it('lists sessions and logs a user out: her refresh token stops working', async () => {
+    const token = await fetch(`${idp.url}/realms/depot/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'password',
+        client_id: 'depot-web',
+        client_secret: 'depot-secret',
+        username: 'dan',
+        password: 'dan-pw',
+      }),
+    });
+    const { refresh_token: refresh } = (await token.json()) as { refresh_token: string };
+    const [dan] = await kc.users.find({ username: 'dan', exact: true });
+    const sessions = await kc.users.listSessions({ id: dan!.id! });
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ userId: dan!.id, username: 'dan' });
+    await kc.users.logout({ id: dan!.id! });
+    expect(await kc.users.listSessions({ id: dan!.id! })).toEqual([]);
+    const refreshed = await fetch(`${idp.url}/realms/depot/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: 'depot-web',
+        client_secret: 'depot-secret',
+        refresh_token: refresh,
+      }),
+    });
+    expect(refreshed.status).toBe(400);
+  });
+
+  it('reads and updates the realm, lists it, and deletes it', async () => {
+    await kc.realms.update({ realm: 'depot' }, { displayName: 'The Depot' });
+    expect(await kc.realms.findOne({ realm: 'depot' })).toMatchObject({
+      realm: 'depot',
+      displayName: 'The Depot',
+      enabled: true,
+    });
+    expect((await kc.realms.find()).map((r) => r.realm)).toContain('depot');
+    await kc.realms.del({ realm: 'depot' });
+    expect((await kc.realms.find()).map((r) => r.realm)).not.toContain('depot');
+    expect((await fetch(`${idp.url}/realms/depot/.well-known/openid-configuration`)).status).toBe(404);
+  });
+});

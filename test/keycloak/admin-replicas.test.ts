@@ -1,0 +1,81 @@
+// Admin API changes on replicas sharing one redis-server: a user made at one replica gets a token at the
+// other at once (read-your-writes), and the change is gone when the fixtures are replaced.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import KcAdminClient from '@keycloak/keycloak-admin-client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postForm } from '../helpers/http.js';
+import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
+import { startIdp, type TestIdp } from '../helpers/server.js';
+
+const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
+
+describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
+  let redis: RedisServer;
+  let a: TestIdp;
+  let b: TestIdp;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    a = await startIdp({ fixtures: ACME, store: redis.url });
+    b = await startIdp({ fixtures: ACME, store: redis.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  const passwordGrant = (idp: TestIdp, username: string, password: string) =>
+    postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'web-app',
+      client_secret: 'web-secret',
+      username,
+      password,
+    });
+
+  it('a user made at A gets a token at B on the next request, three times in a row', async () => {
+    const kc = new KcAdminClient({ baseUrl: a.url, realmName: 'master' });
+    await kc.auth({ username: 'admin', password: 'admin', grantType: 'password', clientId: 'admin-cli' });
+    kc.setConfig({ realmName: 'acme' });
+    for (const n of [1, 2, 3]) {
+      const { id } = await kc.users.create({
+        username: `replica-${n}`,
+        enabled: true,
+        credentials: [{ type: 'password', value: `pw-${n}`, temporary: false }],
+      });
+      const answer = await passwordGrant(b, `replica-${n}`, `pw-${n}`);
+      expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+      const issuer = `${b.url}/realms/acme`;
+      const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
+      const { payload } = await jwtVerify(String(answer.json['access_token']), jwks, { issuer });
+      expect(payload.sub).toBe(id);
+    }
+    // B's admin API answers what A made.
+    const atB = new KcAdminClient({ baseUrl: b.url, realmName: 'master' });
+    await atB.auth({ username: 'admin', password: 'admin', grantType: 'password', clientId: 'admin-cli' });
+    atB.setConfig({ realmName: 'acme' });
+    expect((await atB.users.find({ search: 'replica-' })).map((u) => u.username)).toEqual([
+      'replica-1',
+      'replica-2',
+      'replica-3',
+    ]);
+  });
+
+  it('a fixtures replacement drops what the admin API made, at every replica', async () => {
+    const replaced = await fetch(`${a.url}/realms/acme/mock/fixtures`, {
+      method: 'PUT',
+      body: readFileSync(ACME, 'utf8'),
+    });
+    expect(replaced.status).toBe(200);
+    const answer = await passwordGrant(b, 'replica-1', 'pw-1');
+    expect(answer.status).toBe(401);
+    expect(answer.json).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'Invalid user credentials',
+    });
+  });
+});
