@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures] [-- --redis] [-- --speed] [-- --sessions]`: measures mock-idp on this machine in one run, prints a
+// `npm run bench [-- --quick] [-- --no-docker] [-- --fixtures] [-- --redis] [-- --speed] [-- --sessions] [-- --keycloak]`: measures mock-idp on this machine in one run, prints a
 // table with the targets and writes bench/results/latest.json. All traffic stays on 127.0.0.1.
 // Env: MOCK_IDP_IMAGE (Docker image to time), MOCK_IDP_BIN (another build of the CLI to measure).
 import { generateKeyPairSync } from 'node:crypto';
@@ -17,6 +17,7 @@ import { measureSigningLimit } from './lib/sign-limit.js';
 import { measureUsers } from './lib/users.js';
 import { measureRedis, redisTable } from './lib/redis.js';
 import { measureSessions, sessionRows } from './lib/sessions.js';
+import { measureKeycloakStart } from './lib/keycloak-start.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -104,7 +105,20 @@ async function sessionsOnly() {
   if ('error' in r.coldStart || 'error' in r.sessions) process.exitCode = 1;
 }
 
+/** `npm run bench -- --keycloak`: only the Keycloak realm export's start and first admin call. */
+async function keycloakOnly() {
+  mkdirSync(RESULTS, { recursive: true });
+  const r = /** @type {Record<string, any>} */ ({ date: new Date().toISOString() });
+  r.keycloakStart = await section(`a Keycloak realm export as fixtures × ${cfg.coldRuns}`, () =>
+    measureKeycloakStart({ runs: cfg.coldRuns }),
+  );
+  writeFileSync(`${RESULTS}keycloak.json`, JSON.stringify(r, null, 2) + '\n');
+  console.log(`\n${table(evaluate(r).rows.filter((row) => /realm JSON|admin call/.test(row.metric)))}`);
+  if ('error' in r.keycloakStart) process.exitCode = 1;
+}
+
 async function main() {
+  if (argv.includes('--keycloak')) return keycloakOnly();
   if (argv.includes('--sessions')) return sessionsOnly();
   if (argv.includes('--fixtures')) return fixturesOnly();
   if (argv.includes('--redis')) return redisOnly();
@@ -140,6 +154,10 @@ async function main() {
     writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
     return measureColdStart({ runs: cfg.coldRuns, extra: ['--key', keyFile] });
   });
+  r.keycloakStart = await section(
+    `a Keycloak realm export as fixtures: start and first admin call × ${cfg.coldRuns}`,
+    () => measureKeycloakStart({ runs: cfg.coldRuns }),
+  );
   r.sessions = await section('100,000 browser sessions: memory and pages', () => measureSessions());
   r.users = await section(`mock-idp users --count 100000 × ${cfg.usersRuns}`, () =>
     measureUsers({ runs: cfg.usersRuns }),

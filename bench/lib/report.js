@@ -137,6 +137,21 @@ export function evaluate(r) {
     ...speedRows(r),
   );
   const us = r.users;
+  const kc = r.keycloakStart;
+  if (kc) {
+    rows.push(
+      {
+        metric: `realm JSON (a kc.sh export): spawn → ready (median of ${kc.runs ?? '?'})`,
+        value: kc.error ? `failed: ${kc.error}` : fmt(kc.spawnToReadyMs?.median, ' ms'),
+        target: '< 1 s (Keycloak in a container: 8–50 s)',
+        status: check(kc.spawnToReadyMs?.median, (x) => x < 1000),
+      },
+      {
+        metric: '  spawn → first admin call (admin-cli token, user search)',
+        value: kc.error ? 'n/a' : fmt(kc.spawnToFirstAdminCallMs?.median, ' ms'),
+      },
+    );
+  }
   if (us) {
     rows.push({
       metric: `mock-idp users --count ${fmt(us.count)} (median of ${us.runs ?? '?'})`,
