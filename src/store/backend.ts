@@ -32,6 +32,8 @@ export interface StoreBackend {
   ): Promise<string>;
   /** A shared store's QA state of a realm (clock, keys, replaced fixtures); undefined for memory. */
   sharedQa?: (realm: string) => SharedQaState;
+  /** A shared store's list of the realms made and deleted at run time (the admin API); undefined for memory. */
+  sharedRealms?: SharedRealms;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,21 @@ export interface SharedQaState {
   reseed(seed: Reseed): Promise<boolean>;
   /** While set, /health answers DOWN with this reason. */
   setDown(reason: string | undefined): void;
+}
+
+/**
+ * The realms made or deleted at run time, shared by the replicas: realm name → its record, the realm's
+ * Keycloak representation as JSON text (`{"text":…}`) or that it was deleted (`{"deleted":true}`).
+ */
+export interface SharedRealms {
+  /** The list's version counter (null: never written, or the store came back empty). */
+  version(): Promise<string | null>;
+  /** Every record by realm name. */
+  read(): Promise<Record<string, string>>;
+  /** Records a new realm unless one of that name is there (not deleted); false when it is. */
+  create(name: string, text: string): Promise<boolean>;
+  /** Records that a realm was deleted, and drops its shared changes (its QA state, registered clients). */
+  remove(name: string): Promise<void>;
 }
 
 const USAGE = 'expected memory or redis://[:password@]host:port[/db] (or rediss://)';
