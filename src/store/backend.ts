@@ -69,6 +69,11 @@ export interface SharedQaState {
   read(): Promise<Record<string, string>>;
   /** Publishes a change; new fixtures also end every registered client (as they do in one process). */
   write(kind: SharedKind, value: string): Promise<SharedWrite>;
+  /**
+   * Publishes a change only if the version is still `expected` (`'0'`: none yet), as {@link write} does;
+   * undefined when another change came first.
+   */
+  writeIf(kind: SharedKind, value: string, expected: string): Promise<SharedWrite | undefined>;
   /** The dynamically registered clients: client id → registration record (JSON). */
   clients(): Promise<Record<string, string>>;
   /** Adds a registered client unless one of that id is there; false when it was. */

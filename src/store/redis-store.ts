@@ -539,6 +539,18 @@ class RedisStateStore implements StateStore {
   async close(): Promise<void> {}
 }
 
+/**
+ * Writes a shared value (ARGV[1] kind, ARGV[2] value) if the version (KEYS[2]) is still ARGV[3] ('0': none);
+ * new fixtures end the registered clients (KEYS[3]). The new version, or -1 when another change came first.
+ */
+const WRITE_IF_SCRIPT = `
+local current = redis.call('GET', KEYS[2]) or '0'
+if current ~= ARGV[3] then return -1 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[1] == 'fixtures' then redis.call('DEL', KEYS[3]) end
+return redis.call('INCR', KEYS[2])
+`;
+
 /** The realms made and deleted at run time (outside every realm's `mock-idp:{realm}:` keys). */
 const REALMS = 'mock-idp-realms';
 const REALMS_VERSION = 'mock-idp-realms-version';
@@ -690,6 +702,20 @@ class RedisBackend implements StoreBackend {
           const results = await multi.incr(version).exec();
           const made = results?.[results.length - 1]?.[1];
           return { version: typeof made === 'number' ? made : Number.NaN };
+        }),
+      writeIf: (kind, value, expected) =>
+        this.#run(async () => {
+          const made = await this.#redis.eval(
+            WRITE_IF_SCRIPT,
+            3,
+            hash,
+            version,
+            clients,
+            kind,
+            value,
+            expected,
+          );
+          return typeof made === 'number' && made > 0 ? { version: made } : undefined;
         }),
       clients: () => this.#run(() => this.#redis.hgetall(clients)),
       addClient: (id, record) =>

@@ -166,4 +166,19 @@ describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
       await c.close();
     }
   });
+
+  it('users made at A and B at the same moment are all kept', async () => {
+    const atA = await adminAt(a);
+    const atB = await adminAt(b);
+    const names = Array.from({ length: 12 }, (_, n) => `together-${String(n).padStart(2, '0')}`);
+    await Promise.all(
+      names.map((username, n) =>
+        (n % 2 === 0 ? atA : atB).users.create({ realm: 'acme', username, enabled: true }),
+      ),
+    );
+    for (const kc of [atA, atB]) {
+      const found = await kc.users.find({ realm: 'acme', search: 'together-', max: 100 });
+      expect(found.map((u) => u.username).sort()).toEqual(names);
+    }
+  });
 });
