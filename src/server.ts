@@ -565,6 +565,7 @@ export async function serveMockIdp(
     }
   };
   // Idle sessions end on each realm's mock clock: look once a second (and the clock may jump when moved).
+  const stops: (() => void)[] = [];
   const expiry = setInterval(() => {
     for (const { provider } of running) provider.store.expireSessions().catch(() => undefined);
   }, 1000);
@@ -579,7 +580,8 @@ export async function serveMockIdp(
     },
     relativePath,
     {
-      // A realm made through the admin API: its own key and ids, as a realm of several; this process only.
+      // A realm made through the admin API (here or at another replica): its own key and ids, as a realm of
+      // several; shared by the replicas of a shared store.
       create: async (rep) => {
         const realm = await buildRealm(fixturesFromObject(rep, `realm ${rep.realm}`));
         const made = runRealm(await buildProvider(realm, options, true, backend), options, log);
@@ -592,6 +594,8 @@ export async function serveMockIdp(
         gone?.backchannel.close();
         gone?.provider.qaShare?.close();
       },
+      ...(backend.sharedRealms !== undefined ? { shared: backend.sharedRealms } : {}),
+      onClose: (stop) => stops.push(stop),
     },
     master !== undefined ? { name: MASTER, build: buildMaster } : undefined,
   );
@@ -617,6 +621,7 @@ export async function serveMockIdp(
     close: (closeOptions = {}) => {
       closing = true;
       clearInterval(expiry);
+      for (const stop of stops) stop();
       for (const r of running) r.backchannel.close();
       for (const r of running) r.provider.qaShare?.close();
       return closeServer(server, closeOptions.graceMs ?? 0).finally(() => backend.close());

@@ -2,15 +2,18 @@
 // replacement at run time is (checked like a file, its text kept in the store for the replicas, who read it as
 // a PUT /mock/fixtures; in effect for the next token, gone when the fixtures are replaced). Here it is read
 // as an object, without the text's YAML reading: that costs ten times more. Browser sessions stay, as in
-// Keycloak. One change at a time per realm, after catching up with what the other replicas changed.
+// Keycloak. One change at a time per realm, after catching up with what the other replicas changed, and
+// made again on top of a change another replica published meanwhile (none is lost).
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { fixturesFromObject } from '../fixtures/load.js';
 import { buildRealm } from '../fixtures/realm.js';
 import type { Provider } from '../realm/provider.js';
-import { badRequest } from './errors.js';
+import { AdminError, badRequest } from './errors.js';
 
 const queues = new WeakMap<Provider, Promise<unknown>>();
+/** How many times a change is made again when other replicas changed the realm first. */
+const ATTEMPTS = 20;
 
 /** The realm's representation as it stands (read only: a change goes through {@link changeRealm}). */
 export function representationOf(p: Provider): KeycloakRealmRepresentation | undefined {
@@ -26,23 +29,30 @@ export function changeRealm<T>(p: Provider, edit: (rep: KeycloakRealmRepresentat
   const run = before
     .catch(() => undefined)
     .then(async () => {
-      await p.catchUp();
-      const current = representationOf(p);
-      if (current === undefined) throw badRequest(`Realm "${p.realm.name}" is not a Keycloak realm`);
-      const rep = structuredClone(current);
-      const result = edit(rep);
-      const text = JSON.stringify(rep);
-      try {
-        // Read as an object (the text's YAML reading, the slow part, is for the replicas, on a worker).
-        const loaded = { ...fixturesFromObject(rep, p.realm.source), baseDir: p.realm.baseDir };
-        p.replaceRealm(await buildRealm(loaded), { keepBrowserSessions: true });
-      } catch (err) {
-        if (!(err instanceof FixturesError)) throw err;
-        throw badRequest(err.problems.map((problem) => formatProblem(err.source, problem)).join('; '));
+      // With replicas, the change is published only onto the version it was made on; when another replica
+      // changed the realm meanwhile, this one catches up and makes the change again on top of theirs.
+      for (let attempt = 1; ; attempt++) {
+        await p.catchUp();
+        const current = representationOf(p);
+        if (current === undefined) throw badRequest(`Realm "${p.realm.name}" is not a Keycloak realm`);
+        const rep = structuredClone(current);
+        const result = edit(rep);
+        const text = JSON.stringify(rep);
+        try {
+          // Read as an object (the text's YAML reading, the slow part, is for the replicas, on a worker).
+          const loaded = { ...fixturesFromObject(rep, p.realm.source), baseDir: p.realm.baseDir };
+          p.replaceRealm(await buildRealm(loaded), { keepBrowserSessions: true });
+        } catch (err) {
+          if (!(err instanceof FixturesError)) throw err;
+          throw badRequest(err.problems.map((problem) => formatProblem(err.source, problem)).join('; '));
+        }
+        p.fixturesText = text;
+        if (p.qaShare === undefined || (await p.qaShare.publishIfCurrent('fixtures'))) return result;
+        if (attempt >= ATTEMPTS)
+          throw new AdminError(409, {
+            errorMessage: `Realm "${p.realm.name}" kept changing at other replicas: try again`,
+          });
       }
-      p.fixturesText = text;
-      await p.qaShare?.publish('fixtures');
-      return result;
     });
   queues.set(p, run);
   return run;

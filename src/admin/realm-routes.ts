@@ -112,6 +112,9 @@ export function realmRoutes(router: Router, ctx: AdminContext): void {
       let skipped = 0;
       let overwritten = 0;
       await changeRealm(p, (rep) => {
+        // Made again when another replica changed the realm first: counted afresh.
+        results.length = 0;
+        added = skipped = overwritten = 0;
         const incoming: KeycloakRealmRepresentation = {
           realm: rep.realm,
           ...(body.users !== undefined ? { users: body.users } : {}),

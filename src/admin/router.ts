@@ -2,6 +2,7 @@
 // master's admin user; users, clients, roles, groups and their role mappings, realms. A change edits the
 // realm's Keycloak representation and is swapped in as a fixtures replacement is (edit.ts).
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { effectiveRoles } from '../fixtures/keycloak/roles.js';
 import { verifyToken } from '../tokens/verify.js';
 import { AdminError, cannotParse, forbidden, notFound, unauthorized } from './errors.js';
 import type { AdminContext, AdminRealms } from './http.js';
@@ -12,7 +13,7 @@ import { clientRoutes } from './client-routes.js';
 import { roleRoutes } from './role-routes.js';
 import { groupRoutes } from './group-routes.js';
 
-/** Whether the bearer token of the request is one of master's admin users (realm role `admin`). */
+/** Whether the bearer token of the request is one of master's admins (realm role `admin`, effective). */
 async function authorize(realms: AdminRealms, req: Request): Promise<void> {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -22,9 +23,17 @@ async function authorize(realms: AdminRealms, req: Request): Promise<void> {
   const verdict = await verifyToken(master, match[1], 'access');
   if (!verdict.ok) throw unauthorized();
   const sub = verdict.token.claims.sub;
-  const user = master.realm.keycloak?.representation.users?.find((u) => u.id === sub);
-  if (user === undefined || user.enabled === false) throw unauthorized();
-  if (!(user.realmRoles ?? []).includes(ADMIN_ROLE)) throw forbidden();
+  const kc = master.realm.keycloak;
+  // A user, or a client's service account (client_credentials): its user has the token's subject as id.
+  const user = kc?.representation.users?.find((u) => u.id === sub);
+  if (kc === undefined || user === undefined || user.enabled === false) throw unauthorized();
+  // The role as Keycloak resolves it: mapped directly, through a group (or a parent group), or a composite.
+  const roles = effectiveRoles(kc, {
+    realmRoles: user.realmRoles ?? [],
+    clientRoles: user.clientRoles ?? {},
+    groups: (user.groups ?? []).map((g) => (g.startsWith('/') ? g : `/${g}`)),
+  });
+  if (!roles.realm.includes(ADMIN_ROLE)) throw forbidden();
 }
 
 export function adminRouter(realms: AdminRealms): express.Router {

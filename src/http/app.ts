@@ -15,6 +15,8 @@ import { sendIndexPage } from './index-page.js';
 import { requestOrigin } from './origin.js';
 import { createRealmRouter, type RealmHooks } from './realm-router.js';
 import { adminRouter } from '../admin/router.js';
+import { shareRealms } from '../realm/shared-realms.js';
+import type { SharedRealms } from '../store/backend.js';
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 
 /** A realm served by the app: its state and its router's hooks. */
@@ -29,6 +31,10 @@ export interface RealmLifecycle {
   create(rep: KeycloakRealmRepresentation): Promise<ServedRealm>;
   /** Called once a realm is no longer served. */
   removed(provider: Provider): void;
+  /** A shared store's list of the realms made and deleted at run time, kept in step by every replica. */
+  shared?: SharedRealms;
+  /** Takes what stops the replica's polling of that list when the server closes. */
+  onClose?: (stop: () => void) => void;
 }
 
 /** The URL's path, without the query string. */
@@ -166,10 +172,52 @@ export function createApp(
     });
     building.then(go, next);
   };
+  /** Serves a realm made at run time (here, or at another replica); false when the name is taken. */
+  const addLocal = async (rep: KeycloakRealmRepresentation): Promise<boolean> => {
+    if (lifecycle === undefined || serving.has(rep.realm)) return false;
+    const made = await lifecycle.create(rep);
+    if (serving.has(rep.realm)) {
+      lifecycle.removed(made.provider);
+      return false;
+    }
+    serving.set(rep.realm, {
+      provider: made.provider,
+      router: createRealmRouter(made.provider, made.hooks),
+    });
+    return true;
+  };
+  const dropLocal = (name: string): boolean => {
+    const gone = serving.get(name);
+    if (gone === undefined || lifecycle === undefined) return false;
+    serving.delete(name);
+    lifecycle.removed(gone.provider);
+    return true;
+  };
+  const sharing =
+    lifecycle?.shared !== undefined
+      ? shareRealms(
+          lifecycle.shared,
+          {
+            has: (name) => serving.has(name),
+            add: async (rep) => {
+              await addLocal(rep);
+            },
+            drop: (name) => {
+              if (name !== 'master') dropLocal(name);
+            },
+          },
+          log,
+        )
+      : undefined;
+  if (sharing !== undefined) lifecycle?.onClose?.(() => sharing.close());
   app.use(`${relativePath}/admin/realms`, (req, res, next) => {
     afterLater(() => {
-      res.locals['realm'] = serving.get('master')?.provider;
-      admin(req, res, next);
+      const go = (): void => {
+        res.locals['realm'] = serving.get('master')?.provider;
+        admin(req, res, next);
+      };
+      if (sharing === undefined) go();
+      else sharing.sync().then(go, next);
     }, next);
   });
   const admin = adminRouter({
@@ -177,21 +225,12 @@ export function createApp(
     get: (name) => serving.get(name)?.provider,
     ...(lifecycle !== undefined
       ? {
-          create: async (rep: KeycloakRealmRepresentation) => {
-            if (serving.has(rep.realm)) return false;
-            const made = await lifecycle.create(rep);
-            if (serving.has(rep.realm)) return false;
-            serving.set(rep.realm, {
-              provider: made.provider,
-              router: createRealmRouter(made.provider, made.hooks),
-            });
-            return true;
-          },
+          create: (rep: KeycloakRealmRepresentation) =>
+            sharing !== undefined ? sharing.create(rep) : addLocal(rep),
           remove: async (name: string) => {
-            const gone = serving.get(name);
-            if (gone === undefined) return false;
-            serving.delete(name);
-            lifecycle.removed(gone.provider);
+            if (sharing === undefined) return dropLocal(name);
+            if (!serving.has(name)) return false;
+            await sharing.remove(name);
             return true;
           },
         }
@@ -216,8 +255,15 @@ export function createApp(
   };
   app.use(realmBasePath(':realm', relativePath), (req, res, next) => {
     const name = String(req.params['realm']);
-    if (name === later?.name) afterLater(() => route(name, req, res, next), next);
-    else route(name, req, res, next);
+    const go = (): void => route(name, req, res, next);
+    if (name === later?.name) afterLater(go, next);
+    else if (sharing === undefined) go();
+    // A realm made at run time (or not served here yet): what the other replicas made or deleted first.
+    else {
+      const served = serving.get(name);
+      if (served !== undefined && started.has(served.provider)) go();
+      else sharing.sync().then(go, next);
+    }
   });
 
   app.use((req) => {

@@ -32,6 +32,11 @@ export function realmIssuer(
 export interface QaShare {
   /** Publishes this process's current `kind` to the other replicas. */
   publish(kind: SharedKind): Promise<void>;
+  /**
+   * Publishes `kind` only if no other change was published since this process last caught up; false when
+   * one was (catch up, then make the change again).
+   */
+  publishIfCurrent(kind: SharedKind): Promise<boolean>;
   /** Takes over what the other replicas published (also run by the poller). */
   pull(): Promise<void>;
   /** Like pull, but after any pull already under way: what was published before this call is taken over. */

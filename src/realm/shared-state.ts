@@ -200,6 +200,22 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     return done;
   };
 
+  const publishIfCurrent = async (kind: SharedKind): Promise<boolean> => {
+    const value = current(kind);
+    if (value === undefined || closed) return true;
+    await writing.get(kind)?.done.catch(() => undefined);
+    const before = seen;
+    const expected = before ?? '0';
+    // Set first, so a pull meanwhile does not apply this value again; a refused write leaves the store's
+    // value different from it, so the next pull applies that one.
+    applied.set(kind, value);
+    const made = await state.writeIf(kind, value, expected);
+    if (made === undefined) return false;
+    // The next version after the one applied, and no pull meanwhile: this process has it all.
+    if (seen === before && Number(expected) + 1 === made.version) seen = String(made.version);
+    return true;
+  };
+
   // A clock moved in-process (idp.clock) is published as one moved through /mock/clock is (that route's own
   // publish then joins this write).
   p.clock.onChange(() => {
@@ -239,6 +255,7 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
 
   return {
     publish,
+    publishIfCurrent,
     pull,
     catchUp,
     probe: async () => {

@@ -32,6 +32,8 @@ export interface StoreBackend {
   ): Promise<string>;
   /** A shared store's QA state of a realm (clock, keys, replaced fixtures); undefined for memory. */
   sharedQa?: (realm: string) => SharedQaState;
+  /** A shared store's list of the realms made and deleted at run time (the admin API); undefined for memory. */
+  sharedRealms?: SharedRealms;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,11 @@ export interface SharedQaState {
   read(): Promise<Record<string, string>>;
   /** Publishes a change; new fixtures also end every registered client (as they do in one process). */
   write(kind: SharedKind, value: string): Promise<SharedWrite>;
+  /**
+   * Publishes a change only if the version is still `expected` (`'0'`: none yet), as {@link write} does;
+   * undefined when another change came first.
+   */
+  writeIf(kind: SharedKind, value: string, expected: string): Promise<SharedWrite | undefined>;
   /** The dynamically registered clients: client id → registration record (JSON). */
   clients(): Promise<Record<string, string>>;
   /** Adds a registered client unless one of that id is there; false when it was. */
@@ -89,6 +96,21 @@ export interface SharedQaState {
   reseed(seed: Reseed): Promise<boolean>;
   /** While set, /health answers DOWN with this reason. */
   setDown(reason: string | undefined): void;
+}
+
+/**
+ * The realms made or deleted at run time, shared by the replicas: realm name → its record, the realm's
+ * Keycloak representation as JSON text (`{"text":…}`) or that it was deleted (`{"deleted":true}`).
+ */
+export interface SharedRealms {
+  /** The list's version counter (null: never written, or the store came back empty). */
+  version(): Promise<string | null>;
+  /** Every record by realm name. */
+  read(): Promise<Record<string, string>>;
+  /** Records a new realm unless one of that name is there (not deleted); false when it is. */
+  create(name: string, text: string): Promise<boolean>;
+  /** Records that a realm was deleted, and drops its shared changes (its QA state, registered clients). */
+  remove(name: string): Promise<void>;
 }
 
 const USAGE = 'expected memory or redis://[:password@]host:port[/db] (or rediss://)';

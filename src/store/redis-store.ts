@@ -39,6 +39,7 @@ import {
   redact,
   StoreError,
   type SharedQaState,
+  type SharedRealms,
   type SharedVersion,
   type StoreBackend,
   type StoreHealth,
@@ -538,6 +539,34 @@ class RedisStateStore implements StateStore {
   async close(): Promise<void> {}
 }
 
+/**
+ * Writes a shared value (ARGV[1] kind, ARGV[2] value) if the version (KEYS[2]) is still ARGV[3] ('0': none);
+ * new fixtures end the registered clients (KEYS[3]). The new version, or -1 when another change came first.
+ */
+const WRITE_IF_SCRIPT = `
+local current = redis.call('GET', KEYS[2]) or '0'
+if current ~= ARGV[3] then return -1 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[1] == 'fixtures' then redis.call('DEL', KEYS[3]) end
+return redis.call('INCR', KEYS[2])
+`;
+
+/** The realms made and deleted at run time (outside every realm's `mock-idp:{realm}:` keys). */
+const REALMS = 'mock-idp-realms';
+const REALMS_VERSION = 'mock-idp-realms-version';
+
+/**
+ * Records a new realm (ARGV[1] name, ARGV[2] record) unless a realm of that name is recorded and not
+ * deleted; bumps the version (KEYS[2]). 1 when recorded.
+ */
+const CREATE_REALM_SCRIPT = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and not string.find(current, '"deleted":true', 1, true) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('INCR', KEYS[2])
+return 1
+`;
+
 class RedisBackend implements StoreBackend {
   readonly kind = 'redis';
   readonly #redis: RedisClient;
@@ -674,6 +703,20 @@ class RedisBackend implements StoreBackend {
           const made = results?.[results.length - 1]?.[1];
           return { version: typeof made === 'number' ? made : Number.NaN };
         }),
+      writeIf: (kind, value, expected) =>
+        this.#run(async () => {
+          const made = await this.#redis.eval(
+            WRITE_IF_SCRIPT,
+            3,
+            hash,
+            version,
+            clients,
+            kind,
+            value,
+            expected,
+          );
+          return typeof made === 'number' && made > 0 ? { version: made } : undefined;
+        }),
       clients: () => this.#run(() => this.#redis.hgetall(clients)),
       addClient: (id, record) =>
         this.#run(async () => {
@@ -723,6 +766,34 @@ class RedisBackend implements StoreBackend {
         else this.#down.set(realm, reason);
       },
     };
+  };
+
+  sharedRealms: SharedRealms = {
+    version: () => this.#run(async () => (await this.#redis.get(REALMS_VERSION)) ?? null),
+    read: () => this.#run(() => this.#redis.hgetall(REALMS)),
+    create: (name, text) =>
+      this.#run(async () => {
+        const done = await this.#redis.eval(
+          CREATE_REALM_SCRIPT,
+          2,
+          REALMS,
+          REALMS_VERSION,
+          name,
+          JSON.stringify({ text }),
+        );
+        return done === 1;
+      }),
+    remove: (name) =>
+      this.#run(async () => {
+        const prefix = `mock-idp:${name}:`;
+        await this.#redis
+          .multi()
+          .hset(REALMS, name, JSON.stringify({ deleted: true }))
+          .del(`${prefix}qa`, `${prefix}clients`)
+          .incr(versionKey(prefix))
+          .incr(REALMS_VERSION)
+          .exec();
+      }),
   };
 
   health(): StoreHealth {

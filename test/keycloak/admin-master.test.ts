@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/files.js';
 import { startIdp, useCliPerTest, useIdp } from '../helpers/server.js';
 
@@ -151,5 +151,88 @@ describe('ids under a seed', () => {
       }
     }
     expect(ids[0]).toBe(ids[1]);
+  });
+});
+
+describe('admin rights as Keycloak resolves them', () => {
+  const dir = tempDir();
+  const file = join(dir.dir, 'master.json');
+  const user = (username: string, more: Record<string, unknown>) => ({
+    username,
+    enabled: true,
+    credentials: [{ type: 'password', value: `${username}-pw` }],
+    ...more,
+  });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      realm: 'master',
+      roles: {
+        realm: [
+          { name: 'super', composite: true, composites: { realm: ['admin'] } },
+          { name: 'outer', composite: true, composites: { realm: ['super'] } },
+          { name: 'viewer' },
+        ],
+      },
+      groups: [
+        { name: 'admins', realmRoles: ['admin'] },
+        { name: 'staff', realmRoles: ['outer'], subGroups: [{ name: 'ops' }] },
+        { name: 'readers', realmRoles: ['viewer'] },
+      ],
+      clients: [
+        { clientId: 'robot', secret: 'robot-secret', serviceAccountsEnabled: true },
+        { clientId: 'bystander', secret: 'bystander-secret', serviceAccountsEnabled: true },
+      ],
+      users: [
+        user('direct', { realmRoles: ['admin'] }),
+        user('grouped', { groups: ['/admins'] }),
+        user('subgrouped', { groups: ['/staff/ops'] }),
+        user('composite', { realmRoles: ['outer'] }),
+        user('reader', { realmRoles: ['viewer'], groups: ['/readers'] }),
+        user('plain', {}),
+        {
+          username: 'service-account-robot',
+          enabled: true,
+          serviceAccountClientId: 'robot',
+          realmRoles: ['super'],
+        },
+      ],
+    }),
+  );
+  const idp = useIdp({ fixtures: file });
+  afterAll(() => dir.remove());
+
+  const clientToken = async (clientId: string): Promise<unknown> => {
+    const answer = await fetch(`${idp.url}/realms/master/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: `${clientId}-secret`,
+      }),
+    });
+    const body = (await answer.json()) as Record<string, unknown>;
+    expect(answer.status, JSON.stringify(body)).toBe(200);
+    return body['access_token'];
+  };
+
+  it.each([
+    ['the role mapped directly', 'direct', 200],
+    ['the role through a group', 'grouped', 200],
+    ["the role through a parent group's composite", 'subgrouped', 200],
+    ['a composite of a composite holding the role', 'composite', 200],
+    ['other roles only, directly and through a group', 'reader', 403],
+    ['no role at all', 'plain', 403],
+  ])('a user with %s: %i', async (_what, username, status) => {
+    const { status: got, body } = await adminToken(idp.url, username, `${username}-pw`);
+    expect(got, JSON.stringify(body)).toBe(200);
+    expect(await adminApiTakes(idp.url, body['access_token'])).toBe(status);
+  });
+
+  it.each([
+    ['a composite holding the role', 'robot', 200],
+    ['no role', 'bystander', 403],
+  ])("a client's service account with %s (client_credentials): %i", async (_what, clientId, status) => {
+    expect(await adminApiTakes(idp.url, await clientToken(clientId))).toBe(status);
   });
 });

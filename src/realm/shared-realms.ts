@@ -1,0 +1,134 @@
+// The realms made and deleted at run time (the admin API), shared by the replicas of a shared store: a list in
+// the store (realm name → its representation, or that it was deleted) with a version counter. Admin requests
+// and requests for a realm not started with the process read the counter first and, when it moved, apply the
+// list: a realm made at one replica is served by the next request at any, and a deleted one is gone there.
+// An idle process also polls a few times a second. A store that comes back empty gets the list back from the
+// replicas.
+import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
+import type { Logger } from '../log.js';
+import type { SharedRealms } from '../store/backend.js';
+
+const POLL_MS = 250;
+
+/** What the replica serves, as the list changes it. */
+export interface RealmTable {
+  /** Whether a realm of that name is served here. */
+  has(name: string): boolean;
+  /** Serves a realm made at another replica. */
+  add(rep: KeycloakRealmRepresentation): Promise<void>;
+  /** Stops serving a realm deleted at another replica. */
+  drop(name: string): void;
+}
+
+export interface RealmSync {
+  /** Applies what the other replicas made and deleted since the last time. */
+  sync(): Promise<void>;
+  /** Makes a realm here and records it for the others; false when the name is taken. */
+  create(rep: KeycloakRealmRepresentation): Promise<boolean>;
+  /** Deletes a realm here and records that for the others. */
+  remove(name: string): Promise<void>;
+  close(): void;
+}
+
+function parseRecord(record: string): { text?: string; deleted?: boolean } | undefined {
+  try {
+    const value = JSON.parse(record) as unknown;
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { text, deleted } = value as { text?: unknown; deleted?: unknown };
+    if (deleted === true) return { deleted: true };
+    return typeof text === 'string' ? { text } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger): RealmSync {
+  /** Realm name → the representation text served here for it ('' once deleted). */
+  const applied = new Map<string, string>();
+  let seen: string | null | undefined;
+  let pulling: Promise<void> | undefined;
+  let closed = false;
+  const warned = new Set<string>();
+
+  const syncOnce = async (): Promise<void> => {
+    let version = await shared.version();
+    if (version === null) {
+      // Never written, or the store came back empty: the realms made at run time are written back.
+      const made = [...applied].filter(([name, text]) => text !== '' && table.has(name));
+      for (const [name, text] of made) await shared.create(name, text);
+      if (made.length > 0) {
+        log.warn(`mock-idp: the store came back empty; wrote back the realms made at run time`);
+        version = await shared.version();
+      }
+    }
+    if (version === seen) return;
+    const records = await shared.read();
+    for (const [name, record] of Object.entries(records)) {
+      const parsed = parseRecord(record);
+      if (parsed === undefined) {
+        if (!warned.has(name))
+          log.warn(`mock-idp: the shared record of realm "${name}" does not parse: ignored`);
+        warned.add(name);
+        continue;
+      }
+      const text = parsed.text ?? '';
+      if (applied.get(name) === text) continue;
+      if (table.has(name) && (text === '' || applied.has(name))) table.drop(name);
+      if (text !== '' && !table.has(name)) {
+        try {
+          await table.add(JSON.parse(text) as KeycloakRealmRepresentation);
+        } catch (err) {
+          log.warn(
+            `mock-idp: realm "${name}" made at another replica cannot be served here: ${err instanceof Error ? err.message : String(err)}`,
+          );
+        }
+      }
+      applied.set(name, text);
+    }
+    seen = version;
+  };
+
+  const sync = (): Promise<void> => {
+    pulling ??= syncOnce().finally(() => (pulling = undefined));
+    return pulling;
+  };
+
+  const timer = setInterval(() => {
+    if (!closed) sync().catch(() => undefined); // the store is away: the next tick tries again
+  }, POLL_MS);
+  timer.unref();
+
+  return {
+    sync: async () => {
+      await pulling?.catch(() => undefined);
+      await sync();
+    },
+    create: async (rep) => {
+      await pulling?.catch(() => undefined);
+      await sync();
+      if (table.has(rep.realm)) return false;
+      const text = JSON.stringify(rep);
+      await table.add(rep);
+      const recorded = await shared.create(rep.realm, text).catch((err: unknown) => {
+        table.drop(rep.realm);
+        throw err;
+      });
+      if (!recorded) {
+        // Another replica made it meanwhile: theirs is served (the next sync adds it).
+        table.drop(rep.realm);
+        return false;
+      }
+      applied.set(rep.realm, text);
+      return true;
+    },
+    remove: async (name) => {
+      await shared.remove(name);
+      table.drop(name);
+      applied.set(name, '');
+    },
+    close: () => {
+      closed = true;
+      clearInterval(timer);
+    },
+  };
+}
