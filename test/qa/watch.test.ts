@@ -1,5 +1,6 @@
 // `mock-idp serve --watch`: edits to the fixtures file apply at once; a broken edit keeps the last good fixtures.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FIXTURES } from '../helpers/bundled.js';
@@ -32,6 +33,8 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Pro
   }
 }
 
+/** How many clients the bundled fixtures have (the reload line counts them). */
+const CLIENTS = Object.keys((parseYaml(original) as { clients: object }).clients).length;
 const withUser = (name: string) => `${original}\n  ${name}:\n    claims: { name: ${name} }\n`;
 
 describe('serve --watch', () => {
@@ -39,7 +42,9 @@ describe('serve --watch', () => {
     expect((await mintFor('dave')).status).toBe(400);
     writeFileSync(file, withUser('dave'));
     await eventually(async () => (await mintFor('dave')).status === 200);
-    await server.waitFor('stdout', (t) => t.includes(`mock-idp: reloaded ${file} (5 clients, 4 users)`));
+    await server.waitFor('stdout', (t) =>
+      t.includes(`mock-idp: reloaded ${file} (${CLIENTS} clients, 4 users)`),
+    );
   });
 
   it('a broken edit names file:line:col and keeps the last good fixtures', async () => {
