@@ -68,6 +68,24 @@ describe('hostnameBackchannelDynamic with a fixed issuer', () => {
     expect(status, text).toBe(200);
   });
 
+  // The device and CIBA endpoints are back-channel ones: an assertion may name the URL discovery gave.
+  it.each([
+    ['device_authorization_endpoint', { scope: 'openid' }],
+    ['backchannel_authentication_endpoint', { scope: 'openid', login_hint: 'ingrid' }],
+  ])('a client assertion may name the %s discovery named', async (field, body) => {
+    const endpoint = String((await get(`${reached()}/.well-known/openid-configuration`)).json[field]);
+    expect(endpoint.startsWith(reached())).toBe(true);
+    const assertion = await clientAssertion(idpAt(reached()), { audience: endpoint });
+    const { status, json } = await postForm(endpoint, {
+      ...body,
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: assertion,
+    });
+    // Authenticated: refused only because vault-signer does not list the grant.
+    expect(status, JSON.stringify(json)).toBe(400);
+    expect(json['error']).toBe('unauthorized_client');
+  });
+
   it('a client assertion for another host is refused', async () => {
     const assertion = await clientAssertion(idpAt(reached()), {
       audience: 'http://elsewhere.test/realms/fjord/protocol/openid-connect/token',

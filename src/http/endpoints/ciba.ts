@@ -5,17 +5,16 @@ import { authenticateClient } from '../../oauth/client-auth.js';
 import { authenticateBackchannel } from '../../oauth/grants/ciba.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
-import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { assertionAudiences, noteForLog, paramsOf, sendNoStore } from '../context.js';
 
 export function cibaHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
-    const issuer = issuerOf(res);
     // CIBA Core §7.1: the client authenticates as at the token endpoint; an assertion may name this endpoint.
     const { client, method } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
-      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.ciba],
+      audiences: assertionAudiences(p, req, res, [PATHS.token, PATHS.ciba]),
     });
     noteForLog(res, { client: client.id });
     sendNoStore(res, await authenticateBackchannel(p, client, method, params));

@@ -8,7 +8,7 @@ import { decideBackchannel, deviceRequestByUserCode, isDisabled } from '../../oa
 import { authorizeDevice } from '../../oauth/grants/device-code.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
-import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { assertionAudiences, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { sendDeviceCodePage, sendDeviceDonePage, sendLoginPage } from '../pages.js';
 
 export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
@@ -19,7 +19,7 @@ export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
     const { client } = await authenticateClient(p, {
       authorization: req.headers.authorization,
       params,
-      audiences: [issuer, issuer + PATHS.token, issuer + PATHS.deviceAuthorization],
+      audiences: assertionAudiences(p, req, res, [PATHS.token, PATHS.deviceAuthorization]),
     });
     noteForLog(res, { client: client.id });
     sendNoStore(res, await authorizeDevice(p, client, params, issuer));
