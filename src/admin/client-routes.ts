@@ -6,7 +6,7 @@ import { serviceAccountId } from '../fixtures/keycloak/ids.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict, notFound } from './errors.js';
 import { clientInput, parseBody, roleInput } from './input.js';
-import { clientRolesOf, clientsOf, findClient, forgetRole, usersOf } from './resources.js';
+import { clientRolesOf, clientsOf, findClient, forgetRole, updateRole, usersOf } from './resources.js';
 import { clientOut, roleOut, secretOf, userOut } from './representations.js';
 import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
@@ -203,10 +203,7 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
       const body = parseBody(roleInput, req.body, 'role representation');
       await changeRealm(p, (rep) => {
         const { role } = clientRole(rep, String(req.params['id']), String(req.params['role']));
-        const { id: _id, name, ...fields } = body;
-        if (name !== undefined && name !== role.name)
-          throw badRequest('Renaming a role is not supported here: create the new role and map it instead');
-        Object.assign(role, fields as Partial<RoleRepresentation>);
+        updateRole(role, body as Partial<RoleRepresentation>);
       });
       res.status(204).end();
     }),

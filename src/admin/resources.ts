@@ -9,7 +9,7 @@ import type {
 } from '../fixtures/keycloak/schema.js';
 import type { KeycloakRealm, RoleSet } from '../fixtures/keycloak/model.js';
 import { nameUuid } from '../ids.js';
-import { notFound } from './errors.js';
+import { badRequest, notFound } from './errors.js';
 
 type Rep = KeycloakRealmRepresentation;
 
@@ -162,4 +162,12 @@ export function ownRealmRole(rep: Rep, kc: KeycloakRealm | undefined, name: stri
   if (builtIn === undefined) throw notFound('Could not find role');
   realmRolesOf(rep).push(builtIn);
   return builtIn;
+}
+
+/** `PUT` of a role (realm or client): merges the fields sent; a new name is refused (renaming is not supported). */
+export function updateRole(role: RoleRepresentation, body: Partial<RoleRepresentation>): void {
+  const { id: _id, name, ...fields } = body;
+  if (name !== undefined && name !== role.name)
+    throw badRequest('Renaming a role is not supported here: create the new role and map it instead');
+  Object.assign(role, fields);
 }

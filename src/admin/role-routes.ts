@@ -12,6 +12,7 @@ import {
   realmRolesOf,
   removeNames,
   roleById,
+  updateRole,
 } from './resources.js';
 import { realmIdOf, roleOut } from './representations.js';
 import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
@@ -101,10 +102,7 @@ export function roleRoutes(router: Router, ctx: AdminContext): void {
       const body = parseBody(roleInput, req.body, 'role representation');
       await changeRealm(p, (rep) => {
         const role = ownRealmRole(rep, p.realm.keycloak, String(req.params['role']));
-        const { id: _id, name, ...fields } = body;
-        if (name !== undefined && name !== role.name)
-          throw badRequest('Renaming a role is not supported here: create the new role and map it instead');
-        Object.assign(role, fields as Partial<RoleRepresentation>);
+        updateRole(role, body as Partial<RoleRepresentation>);
       });
       res.status(204).end();
     }),
