@@ -5,7 +5,7 @@ import { access, constants, readdir } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StartedTestContainer } from 'testcontainers';
-import { GenericContainer, ImageName, Wait } from './peer.js';
+import { GenericContainer, ImageName, Wait, getContainerRuntimeClient } from './peer.js';
 import { MockIdpContainerError } from './errors.js';
 import { BUNDLED_FIXTURES, readFixturesSummary } from './fixtures-summary.js';
 import { StartedMockIdpContainer } from './started-mock-idp-container.js';
@@ -168,8 +168,9 @@ export class MockIdpContainer extends GenericContainer {
   }
 
   /**
-   * Serve https (`--tls`) with a certificate made at start for `localhost`, `127.0.0.1`, `::1` and `hosts`
-   * (say the container's network aliases), signed by a mock CA made at start: the started container's URLs
+   * Serve https (`--tls`) with a certificate made at start for `localhost`, `127.0.0.1`, `::1`, the host
+   * the started container's URLs name ({@link StartedMockIdpContainer.getHost}: `localhost`, or say
+   * `172.17.0.1` when the tests run in a container themselves) and `hosts` (say the container's network aliases), signed by a mock CA made at start: the started container's URLs
    * are https, and {@link StartedMockIdpContainer.getCaCertificate} gives the CA to trust. Default: http.
    */
   withTls(options: { hosts?: readonly string[] } = {}): this {
@@ -192,7 +193,9 @@ export class MockIdpContainer extends GenericContainer {
   override async start(): Promise<StartedMockIdpContainer> {
     const fixtures = await readFixturesSummary(this.fixturesPath ?? BUNDLED_FIXTURES);
     if (!this.prebuilt) await this.runPackageServer();
-    this.withCommand(await this.cliArguments());
+    const runtimeHost =
+      this.tls !== undefined ? (await getContainerRuntimeClient()).info.containerRuntime.host : undefined;
+    this.withCommand(await this.cliArguments(runtimeHost));
     const started = await super.start();
     return new StartedMockIdpContainer(started, {
       caCertificate: this.tls !== undefined ? await readCaCertificate(started) : undefined,
@@ -226,8 +229,12 @@ export class MockIdpContainer extends GenericContainer {
       .withEntrypoint([...NODE_ENTRYPOINT, `${APP_DIR}/bin/mock-idp.js`]);
   }
 
-  /** Copies the files in and returns the `serve` arguments naming them. */
-  private async cliArguments(): Promise<string[]> {
+  /**
+   * Copies the files in and returns the `serve` arguments naming them. `runtimeHost`, the host the started
+   * container's URLs will name (`getHost()`: `localhost`, or the Docker bridge's gateway when the tests run
+   * in a container), goes in the TLS certificate: without it such a client is refused the certificate.
+   */
+  private async cliArguments(runtimeHost?: string): Promise<string[]> {
     const args = ['serve'];
     if (this.fixturesPath !== undefined) {
       const target = `${FIXTURES_DIR}/${basename(this.fixturesPath)}`;
@@ -258,7 +265,10 @@ export class MockIdpContainer extends GenericContainer {
     if (this.backchannelDynamic) args.push('--hostname-backchannel-dynamic');
     if (this.tls !== undefined) {
       args.push('--tls', '--tls-ca-out', CA_FILE);
-      for (const host of this.tls.hosts) args.push('--tls-host', host);
+      const hosts = [...this.tls.hosts];
+      if (runtimeHost !== undefined && !['localhost', '127.0.0.1', '::1', ...hosts].includes(runtimeHost))
+        hosts.push(runtimeHost);
+      for (const host of hosts) args.push('--tls-host', host);
     }
     return args;
   }

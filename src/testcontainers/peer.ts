@@ -23,4 +23,5 @@ function loadTestcontainers(): typeof Testcontainers {
   }
 }
 
-export const { AbstractStartedContainer, GenericContainer, ImageName, Wait } = loadTestcontainers();
+export const { AbstractStartedContainer, GenericContainer, ImageName, Wait, getContainerRuntimeClient } =
+  loadTestcontainers();

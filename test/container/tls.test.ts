@@ -9,22 +9,26 @@ import { containerTestsSkipReason, skipContainerTests, useContainer } from './do
 
 /** What start() would hand Docker, read from the builder without starting anything. */
 function planOf(container: MockIdpContainer): {
-  args: Promise<string[]>;
+  args: (runtimeHost?: string) => Promise<string[]>;
   env: Record<string, string>;
   tls: unknown;
 } {
   const inside = container as unknown as {
-    cliArguments(): Promise<string[]>;
+    cliArguments(runtimeHost?: string): Promise<string[]>;
     environment: Record<string, string>;
     waitStrategy: { protocol: unknown };
   };
-  return { args: inside.cliArguments(), env: inside.environment, tls: inside.waitStrategy.protocol };
+  return {
+    args: (runtimeHost) => inside.cliArguments(runtimeHost),
+    env: inside.environment,
+    tls: inside.waitStrategy.protocol,
+  };
 }
 
 describe('MockIdpContainer.withTls', () => {
   it('serve --tls, the CA written where the started container reads it, the hosts asked for', async () => {
     const plan = planOf(new MockIdpContainer().withTls({ hosts: ['mock-idp', '10.9.8.7'] }));
-    expect(await plan.args).toEqual([
+    expect(await plan.args()).toEqual([
       'serve',
       '--tls',
       '--tls-ca-out',
@@ -38,9 +42,28 @@ describe('MockIdpContainer.withTls', () => {
     expect(plan.tls).toBe('https');
   });
 
+  // The host Testcontainers' URLs name: the Docker bridge's gateway when the tests run in a container.
+  it.each([
+    ['localhost', []],
+    ['127.0.0.1', []],
+    ['mock-idp', []],
+    ['172.17.0.1', ['--tls-host', '172.17.0.1']],
+  ])('the container runtime host %s is named in the certificate unless already there', async (host, more) => {
+    const plan = planOf(new MockIdpContainer().withTls({ hosts: ['mock-idp'] }));
+    expect(await plan.args(host)).toEqual([
+      'serve',
+      '--tls',
+      '--tls-ca-out',
+      '/tmp/mock-idp-ca.pem',
+      '--tls-host',
+      'mock-idp',
+      ...more,
+    ]);
+  });
+
   it('without it: http, and no CA', async () => {
     const plan = planOf(new MockIdpContainer());
-    expect(await plan.args).toEqual(['serve']);
+    expect(await plan.args()).toEqual(['serve']);
     expect(plan.tls).toBe('http');
   });
 });
