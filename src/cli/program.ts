@@ -252,7 +252,10 @@ export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { 
       parseJwkJson,
     )
     .addOption(
-      new Option('--server <url>', 'running server: realm base URL, or origin for realm "mock"')
+      new Option(
+        '--server <url>',
+        'running server: realm base URL, or origin (with its --http-relative-path) for realm "mock"',
+      )
         .argParser(parseUrl)
         .conflicts(['key', 'fixtures', 'clock', 'seed', 'issuer']),
     )

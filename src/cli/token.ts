@@ -59,14 +59,19 @@ export function toMintRequest(o: TokenOptions): MintRequest {
   };
 }
 
-/** `--server`: a realm base URL (…/realms/NAME) is used as is; an origin means realm `mock`. */
+/**
+ * `--server`: a realm base URL (…/realms/NAME) is used as is; an origin means realm `mock`; an origin with
+ * a path (`http://host:port/auth`) is a server run with that `--http-relative-path`, realm `mock` under it,
+ * as Keycloak clients take a server URL with its context path.
+ */
 function realmBaseOf(server: string): string {
   const url = new URL(server);
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/realms\/[^/]+$/.test(path)) return `${url.origin}${path}`;
-  if (path === '') return `${url.origin}${realmBasePath('mock')}`;
+  if (!/\/realms(\/|$)/.test(path)) return `${url.origin}${realmBasePath('mock', path)}`;
   throw new CliError(
-    `--server ${server}: give the realm base URL (http://host:port/realms/NAME) or the origin (http://host:port)`,
+    `--server ${server}: give the realm base URL (http://host:port/realms/NAME) or the origin ` +
+      '(http://host:port, or http://host:port/auth for a server run with --http-relative-path /auth)',
     EXIT.usage,
   );
 }
@@ -101,7 +106,13 @@ async function mintOnline(
   if (!response.ok) {
     const { error, error_description: description } = (body ?? {}) as Record<string, unknown>;
     const detail = error !== undefined ? `${String(error)}: ${String(description)}` : text.slice(0, 200);
-    throw new CliError(`mock-idp: POST ${url} answered ${response.status}: ${detail}`, EXIT.failure);
+    // No such path: most often a server run with --http-relative-path, or another realm.
+    const hint =
+      response.status === 404 && error === 'not_found'
+        ? ' (a server run with --http-relative-path /auth is reached as --server http://host:port/auth; ' +
+          'another realm as --server http://host:port/realms/NAME)'
+        : '';
+    throw new CliError(`mock-idp: POST ${url} answered ${response.status}: ${detail}${hint}`, EXIT.failure);
   }
   if (typeof (body as MintedToken | undefined)?.token !== 'string')
     throw new CliError(`mock-idp: POST ${url} answered no token (is this a mock-idp server?)`, EXIT.failure);

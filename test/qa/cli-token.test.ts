@@ -178,10 +178,40 @@ describe('online (--server)', () => {
     expect(decodeJwt(stdout.trim())['cnf']).toEqual({ jkt: await calculateJwkThumbprint(jwk) });
   });
 
+  it('a path the server does not have: 404, with the way to name a relative path', async () => {
+    const { code, stderr } = await runBin(['token', '--server', `${idp.url}/auth`, '--client', 'web-app']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/answered 404: .*--server http:\/\/host:port\/auth/);
+  });
+
   it('an unreachable server exits 3', async () => {
     const { code, stderr } = await runBin(['token', '--server', 'http://127.0.0.1:9', '--client', 'web-app']);
     expect(code).toBe(3);
     expect(stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9\/realms\/mock\/mock\/tokens/);
+  });
+});
+
+describe('online, a server run with --http-relative-path /auth', () => {
+  const auth = useIdp({ fixtures: DEFAULT_FIXTURES, clock: Y2030, frozen: true, httpRelativePath: '/auth' });
+
+  it.each([
+    ['the origin and the relative path', () => `${auth.url}/auth`],
+    ['the same with a trailing slash', () => `${auth.url}/auth/`],
+    ['the realm base URL', () => auth.issuer],
+  ])('given %s, prints a token the server signed', async (_name, server) => {
+    expect(auth.issuer).toBe(`${auth.url}/auth/realms/mock`);
+    const { code, stdout, stderr } = await runBin(['token', '--server', server(), '--client', 'batch-job']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const { payload } = await jwtVerify(
+      stdout.trim(),
+      createRemoteJWKSet(new URL(endpointsOf(auth.issuer).certs)),
+      {
+        issuer: auth.issuer,
+        currentDate: new Date(Y2030 * 1000),
+      },
+    );
+    expect(payload['azp']).toBe('batch-job');
   });
 });
 
@@ -242,7 +272,11 @@ describe('usage errors exit 2', () => {
   it.each([
     [['token', '--client', 'web-app'], /give --server URL .* or --key FILE/],
     [['token', '--server', 'http://x.test', '--key', 'k.pem', '--client', 'web-app'], /cannot be used with/],
-    [['token', '--server', 'http://x.test/somewhere', '--client', 'web-app'], /give the realm base URL/],
+    [['token', '--server', 'http://x.test/realms/', '--client', 'web-app'], /give the realm base URL/],
+    [
+      ['token', '--server', 'http://x.test/realms/mock/protocol/openid-connect/token', '--client', 'web-app'],
+      /give the realm base URL/,
+    ],
     [['token', '--key', 'k.pem'], /required option '--client <id>'/],
     [
       ['token', '--signature', 'broken', '--client', 'a', '--key', 'k'],
