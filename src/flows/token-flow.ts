@@ -36,10 +36,13 @@ export interface TokenFlowRequest {
   dpop?: { privateKey: CryptoKey; publicKey: CryptoKey };
 }
 
-/** How the flow runs: `send` makes the requests (default: fetch); `nowSeconds` is the server's time for DPoP proofs' iat (default: the real clock). */
+/**
+ * How the flow runs: `send` makes the requests (default: fetch); `nowSeconds` is the server's time for DPoP
+ * proofs' iat (default: the real clock), asked only when a proof is made.
+ */
 export interface TokenFlowOptions {
   send?: FlowFetch;
-  nowSeconds?: () => number;
+  nowSeconds?: () => number | Promise<number>;
 }
 
 /** A flow that could not run, or an answer that was not a token response. */
@@ -74,12 +77,12 @@ function proofAlg(key: CryptoKey): string {
 async function dpopProof(
   keys: NonNullable<TokenFlowRequest['dpop']>,
   url: string,
-  nowSeconds: () => number,
+  nowSeconds: () => number | Promise<number>,
 ): Promise<string> {
   const jwk = await exportJWK(keys.publicKey);
   return new SignJWT({ htm: 'POST', htu: url, jti: uniqueId() })
     .setProtectedHeader({ alg: proofAlg(keys.privateKey), typ: 'dpop+jwt', jwk })
-    .setIssuedAt(nowSeconds())
+    .setIssuedAt(await nowSeconds())
     .sign(keys.privateKey);
 }
 /** A redirect URI to receive the code: the first exact one, else a `*` prefix that is a whole URL. */

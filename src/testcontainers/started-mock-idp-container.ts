@@ -93,7 +93,12 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
       authMethods: ['client_secret_basic', 'client_secret_post', 'none'],
       redirectUris: [],
     };
-    return runTokenFlow(this.getBaseUrl(), client, request, { send: this.send });
+    return runTokenFlow(this.getBaseUrl(), client, request, {
+      send: this.send,
+      // A DPoP proof's iat on the server's clock (withClock may have set it years away from ours).
+      nowSeconds: async () =>
+        (await this.qaGet('clock', (body) => typeof body['epoch'] === 'number'))['epoch'] as number,
+    });
   }
 
   /** The access token of {@link getTokenResponse}. */
@@ -106,17 +111,26 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
     const query = new URLSearchParams(
       Object.entries(filter).map(([k, v]): [string, string] => [k, String(v)]),
     );
-    const url = `${this.getBaseUrl()}/mock/requests${query.size > 0 ? `?${query}` : ''}`;
+    const path = `requests${query.size > 0 ? `?${query}` : ''}`;
+    return (await this.qaGet(path, (body) => Array.isArray(body['requests'])))['requests'] as JournalRecord[];
+  }
+
+  /** GET /mock/{path} (with the QA token): its JSON object, which `shaped` accepts. */
+  private async qaGet(
+    path: string,
+    shaped: (body: Record<string, unknown>) => boolean,
+  ): Promise<Record<string, unknown>> {
+    const url = `${this.getBaseUrl()}/mock/${path}`;
     const response = await this.send(url, {
       headers: this.qaToken !== undefined ? { authorization: `Bearer ${this.qaToken}` } : {},
     });
     const text = await response.text();
     const body = parseJson(text);
-    if (!response.ok || !isRecord(body) || !Array.isArray(body['requests']))
+    if (!response.ok || !isRecord(body) || !shaped(body))
       throw new MockIdpContainerError('QA_FAILED', `GET ${url} answered ${response.status}: ${text}`, {
         status: response.status,
       });
-    return body['requests'] as JournalRecord[];
+    return body;
   }
 
   getRealm(): string {

@@ -1,6 +1,13 @@
 // StartedMockIdpContainer: getAccessToken / getTokenResponse run the real flows against the container,
 // with the client secrets read from the mounted fixtures; requests() reads its journal.
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  decodeJwt,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockIdpContainer } from '../../src/testcontainers/index.js';
 import { containerTestsSkipReason, skipContainerTests, useContainer } from './docker.js';
@@ -58,6 +65,24 @@ describe.skipIf(skipContainerTests)(
         ['batch-job', 200],
         ['web-app', 200],
       ]);
+    });
+  },
+);
+
+describe.skipIf(skipContainerTests)(
+  `one-call tokens from a container whose clock is set ${containerTestsSkipReason ?? ''}`,
+  () => {
+    const idp = useContainer(() =>
+      new MockIdpContainer().withClock('2030-01-01T00:00:00Z', { frozen: true }).start(),
+    );
+
+    it('getTokenResponse({ dpop }): the proof is made on the server clock, the token bound to the key', async () => {
+      const keys = await generateKeyPair('ES256');
+      const tokens = await idp.getTokenResponse({ client: 'batch-job', dpop: keys });
+      expect(tokens.token_type).toMatch(/^dpop$/i);
+      const claims = decodeJwt(tokens.access_token);
+      expect(claims['iat']).toBe(Date.parse('2030-01-01T00:00:00Z') / 1000);
+      expect(claims['cnf']).toEqual({ jkt: await calculateJwkThumbprint(await exportJWK(keys.publicKey)) });
     });
   },
 );
