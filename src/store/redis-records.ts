@@ -3,6 +3,9 @@
 import type { Redis as RedisClient } from 'ioredis';
 import type { z } from 'zod';
 import type { SharedVersion } from './backend.js';
+import { present, type Present } from './record-store.js';
+
+export type { Present };
 
 /** Runs one operation on Redis; a failure of Redis becomes the error the server answers it with (a 503). */
 export type RunOnStore = <T>(op: () => Promise<T>) => Promise<T>;
@@ -24,14 +27,6 @@ export const versionKey = (prefix: string): string => `${prefix}qa-version`;
 
 /** The seed marker: written at start; gone, the store came back empty. */
 export const markerKey = (prefix: string): string => `${prefix}seeded`;
-
-/** A parsed record whose optional fields are absent rather than undefined. */
-export type Present<T> = { [K in keyof T]: Exclude<T[K], undefined> };
-
-/** Drops the keys whose value is undefined (zod gives `field: undefined` for an absent optional field). */
-function present<T extends object>(value: T): Present<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Present<T>;
-}
 
 /**
  * A stored record, or undefined when there is none or it does not parse (another program's key, an older
