@@ -59,7 +59,8 @@ function firstAfter(ids: readonly string[], after: string): number {
 /** One kind's records. */
 class Table {
   readonly kind: RecordKind<unknown>;
-  readonly records = new Map<string, Entry>();
+  /** Id → an Entry, or the held record alone when the kind reads its expiry from it (heldExpiresAt). */
+  readonly records = new Map<string, unknown>();
   /** Ids in code-unit order for pages (ordered kinds): sorted, and the ids added since the last merge. */
   order: string[] = [];
   added: string[] = [];
@@ -72,15 +73,23 @@ class Table {
     this.kind = kind;
   }
 
-  value(id: string, e: Entry): unknown {
-    return this.kind.release !== undefined ? this.kind.release(e.held, id) : e.held;
+  value(id: string, stored: unknown): unknown {
+    const held = stored instanceof Entry ? stored.held : stored;
+    return this.kind.release !== undefined ? this.kind.release(held, id) : held;
+  }
+
+  expiresAt(stored: unknown): number {
+    if (stored instanceof Entry) return stored.expiresAt;
+    return (this.kind.heldExpiresAt as (held: unknown) => number)(stored);
   }
 
   set(id: string, value: unknown): void {
     const kind = this.kind;
     const fresh = kind.ordered === true && !this.records.has(id);
     const life = kind.lifetime(value);
-    this.records.set(id, entry(kind.hold !== undefined ? kind.hold(value, id) : value, life));
+    const held = kind.hold !== undefined ? kind.hold(value, id) : value;
+    const bare = life.realUntilMs === undefined && kind.heldExpiresAt !== undefined;
+    this.records.set(id, bare ? held : entry(held, life));
     this.nextExpiry = Math.min(this.nextExpiry, life.expiresAt);
     if (fresh) {
       this.added.push(id);
@@ -210,7 +219,7 @@ export class MemoryRecords implements RecordStore {
       if (id === last) continue;
       last = id;
       const e = table.records.get(id);
-      if (e === undefined || e.expiresAt <= liveAt) continue;
+      if (e === undefined || table.expiresAt(e) <= liveAt) continue;
       if (records.length === limit) return { records, more: true };
       records.push(table.value(id, e) as T);
     }
@@ -223,8 +232,9 @@ export class MemoryRecords implements RecordStore {
     const out: T[] = [];
     let next = Infinity;
     for (const [id, e] of table.records) {
-      if (e.expiresAt > now) {
-        next = Math.min(next, e.expiresAt);
+      const expiresAt = table.expiresAt(e);
+      if (expiresAt > now) {
+        next = Math.min(next, expiresAt);
         continue;
       }
       table.delete(id);
@@ -246,7 +256,7 @@ export class MemoryRecords implements RecordStore {
     for (const table of this.#tables.values()) {
       if (table.kind.expiring === true) continue;
       for (const [id, e] of table.records) {
-        const mock = e.expiresAt <= now;
+        const mock = table.expiresAt(e) <= now;
         const gone =
           e instanceof RealEntry
             ? e.either

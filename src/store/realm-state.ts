@@ -158,6 +158,7 @@ const SESSION: RecordKind<Session> = {
   expiring: true,
   hold: (s) => new HeldSession(s),
   release: (held) => (held as HeldSession).toSession(),
+  heldExpiresAt: (held) => (held as HeldSession).expiresAt,
 };
 
 /**
@@ -170,6 +171,7 @@ const ENDED: RecordKind<number> = {
   what: 'ended session',
   parse: epochSeconds,
   lifetime: until,
+  heldExpiresAt: (held) => held as number,
 };
 
 const CODE: RecordKind<CodeGrant> = {
@@ -177,6 +179,7 @@ const CODE: RecordKind<CodeGrant> = {
   what: 'code',
   parse: parser(codeSchema),
   lifetime: (g) => until(g.expiresAt),
+  heldExpiresAt: (held) => (held as CodeGrant).expiresAt,
 };
 
 interface SpentCode {
@@ -198,6 +201,7 @@ const SPENT: RecordKind<SpentCode> = {
     typeof held === 'number'
       ? { sessionId: code.slice(code.lastIndexOf('.') + 1), expiresAt: held }
       : (held as SpentCode),
+  heldExpiresAt: (held) => (typeof held === 'number' ? held : (held as SpentCode).expiresAt),
 };
 
 const PUSHED: RecordKind<PushedRequest> = {
@@ -205,6 +209,7 @@ const PUSHED: RecordKind<PushedRequest> = {
   what: 'pushed request',
   parse: parser(pushedSchema),
   lifetime: (r) => until(r.expiresAt),
+  heldExpiresAt: (held) => (held as PushedRequest).expiresAt,
 };
 
 /** Back-channel requests, kept BACKCHANNEL_KEEP_S past their expiry (a late poll hears expired_token). */
@@ -237,6 +242,7 @@ const REVOKED: RecordKind<number> = {
   what: 'revocation',
   parse: epochSeconds,
   lifetime: until,
+  heldExpiresAt: (held) => held as number,
 };
 
 /** An assertion id's exp, or for one kept by the mock clock only, its exp and the real ms to drop it at. */

@@ -33,6 +33,11 @@ export interface RecordKind<T> {
   /** The memory store keeps `hold(value)` instead of the value (a smaller shape), and gives back `release`. */
   hold?(value: T, id: string): unknown;
   release?(held: unknown, id: string): T;
+  /**
+   * The `expiresAt` of a held record (one whose lifetime has no real-clock bound), read from it: the memory
+   * store then keeps the held record alone, without a wrapper holding its expiry.
+   */
+  heldExpiresAt?(held: unknown): number;
 }
 
 export interface RecordPage<T> {
