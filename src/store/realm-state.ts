@@ -6,7 +6,7 @@ import { Clock } from '../clock.js';
 import { API_VERSIONS, METHODS } from '../fixtures/versions.js';
 import type { FaultStore } from './faults.js';
 import type { JournalStore } from './journal.js';
-import { present, type Lifetime, type Present, type RecordKind, type RecordStore } from './record-store.js';
+import { zodParser as parser, type Lifetime, type RecordKind, type RecordStore } from './record-store.js';
 import {
   ASSERTION_TOLERANCE_S,
   type AssertionOptions,
@@ -21,15 +21,6 @@ import {
   type SessionPage,
   type StateStore,
 } from './state-store.js';
-
-/** Reads a stored value with a zod schema; optional fields come back absent, not undefined. */
-function parser<T extends object>(schema: z.ZodType<T>): (value: unknown) => Present<T> | undefined {
-  return (value) => {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) return undefined;
-    return present(parsed.data);
-  };
-}
 
 const sessionSchema = z.object({
   id: z.string(),

@@ -1,6 +1,7 @@
 // The record store: what a realm's state is kept in, a few verbs over records named by (kind, id), each with an
 // expiry on the mock clock. Two implementations: memory (memory-store.ts) and Redis (redis-store.ts). The rules
 // of sessions, codes, revocations and the rest are written once on top of it (realm-state.ts).
+import type { z } from 'zod';
 
 /**
  * How long a record is kept. `expiresAt` is on the mock clock (epoch seconds): the record lapses when the mock
@@ -96,7 +97,16 @@ export interface RecordStore {
 /** A parsed record whose optional fields are absent rather than undefined (exactOptionalPropertyTypes). */
 export type Present<T> = { [K in keyof T]: Exclude<T[K], undefined> };
 
-/** Drops the keys whose value is undefined (zod gives `field: undefined` for an absent optional field). */
-export function present<T extends object>(value: T): Present<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Present<T>;
+/**
+ * Reads a value with a zod schema; undefined when it does not fit. Optional fields come back absent, not
+ * undefined (zod gives `field: undefined` for an absent optional field).
+ */
+export function zodParser<T extends object>(
+  schema: z.ZodType<T>,
+): (value: unknown) => Present<T> | undefined {
+  return (value) => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) return undefined;
+    return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Present<T>;
+  };
 }

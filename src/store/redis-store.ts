@@ -17,7 +17,7 @@ import type {
 } from './record-store.js';
 import { RedisFaults } from './redis-faults.js';
 import { RedisJournal } from './redis-journal.js';
-import { markerKey, versionKey, type RedisRealm, type RunOnStore } from './redis-records.js';
+import { markerKey, readRecord, versionKey, type RedisRealm, type RunOnStore } from './redis-records.js';
 import type { StateStore } from './state-store.js';
 import {
   redact,
@@ -157,17 +157,7 @@ class RedisRecords implements RecordStore {
 
   /** A stored record, or undefined when there is none or it does not parse (said once per kind). */
   #parse<T>(kind: RecordKind<T>, raw: unknown): T | undefined {
-    if (typeof raw !== 'string') return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      this.#realm.badData(kind.what);
-      return undefined;
-    }
-    const parsed = kind.parse(value);
-    if (parsed === undefined) this.#realm.badData(kind.what);
-    return parsed;
+    return readRecord(this.#realm, raw, (value) => kind.parse(value), kind.what);
   }
 
   /** The keys and arguments CHANGE_SCRIPT and ADD_SCRIPT take for a new value ('' removes). */
