@@ -1,72 +1,47 @@
-// The memory store: a realm's state in this process (the default), and the backend that hands it out.
+// The memory store: a realm's records in this process (the default), and the backend that hands them out.
 import { Clock } from '../clock.js';
 import type { StoreBackend, StoreHealth } from './backend.js';
-import { MemoryFaults, type FaultStore } from './faults.js';
+import { MemoryFaults } from './faults.js';
 import { RequestJournal } from './journal.js';
-import {
-  ASSERTION_TOLERANCE_S,
-  type AssertionOptions,
-  BACKCHANNEL_KEEP_S,
-  type BackchannelChange,
-  type BackchannelRequest,
-  type CodeGrant,
-  type PushedRequest,
-  type Session,
-  type SessionEndListener,
-  type SessionEndReason,
-  type SessionPage,
-  type StateStore,
-} from './state-store.js';
+import { RealmState } from './realm-state.js';
+import type {
+  Lifetime,
+  PageOptions,
+  RecordChange,
+  RecordKind,
+  RecordPage,
+  RecordStore,
+} from './record-store.js';
+import type { StateStore } from './state-store.js';
 
+/** Every this many writes, records whose lifetime has passed are dropped (expiring kinds excepted). */
 const SWEEP_EVERY = 512;
-/** Distinct issuers the memory store shares one string of (a realm is reached under a few host names). */
-const INTERNED_ISSUERS = 64;
-/** Ids of new sessions wait apart, a small array a page sorts, until there are this many: then one merge. */
+/** Ids of new records wait apart, a small array a page sorts, until there are this many: then one merge. */
 const MERGE_EVERY = 1024;
 
-/**
- * A session as the memory store holds it: one small object of one shape, its strings shared (client ids,
- * usernames and subs are the fixtures' own strings, the issuer is interned), the clients of a one-client
- * session without an array. 100,000 sessions cost ~20 MB (npm run bench).
- */
-class HeldSession {
-  readonly id: string;
-  readonly clientId: string;
-  /** The one client, or every client (first one first). */
-  readonly clients: string | readonly string[];
-  readonly issuer: string;
-  readonly browser: boolean;
-  readonly username: string | undefined;
-  readonly sub: string;
-  readonly authTime: number;
-  readonly expiresAt: number;
+/** A record as held: the kind's held shape and its expiry on the mock clock. */
+class Entry {
+  constructor(
+    readonly held: unknown,
+    readonly expiresAt: number,
+  ) {}
+}
 
-  constructor(s: Session, issuer: string) {
-    this.id = s.id;
-    this.clientId = s.clientId;
-    this.clients = s.clients.length === 1 ? (s.clients[0] as string) : [...s.clients];
-    this.issuer = issuer;
-    this.browser = s.browser;
-    this.username = s.username;
-    this.sub = s.sub;
-    this.authTime = s.authTime;
-    this.expiresAt = s.expiresAt;
+/** A record also bounded by the real clock. */
+class RealEntry extends Entry {
+  constructor(
+    held: unknown,
+    expiresAt: number,
+    readonly realUntilMs: number,
+    readonly either: boolean,
+  ) {
+    super(held, expiresAt);
   }
+}
 
-  /** A copy the caller may change and write back (saveSession). */
-  toSession(): Session {
-    return {
-      id: this.id,
-      clientId: this.clientId,
-      clients: typeof this.clients === 'string' ? [this.clients] : [...this.clients],
-      issuer: this.issuer,
-      browser: this.browser,
-      ...(this.username !== undefined ? { username: this.username } : {}),
-      sub: this.sub,
-      authTime: this.authTime,
-      expiresAt: this.expiresAt,
-    };
-  }
+function entry(held: unknown, life: Lifetime): Entry {
+  if (life.realUntilMs === undefined) return new Entry(held, life.expiresAt);
+  return new RealEntry(held, life.expiresAt, life.realUntilMs, life.real === 'either');
 }
 
 /** The index after the last entry of sorted `ids` that is <= `after` (code-unit order). */
@@ -81,110 +56,159 @@ function firstAfter(ids: readonly string[], after: string): number {
   return lo;
 }
 
-/** The state in this process's memory (the default store). */
-export class MemoryStore implements StateStore {
-  readonly faults: FaultStore = new MemoryFaults();
-  readonly journal = new RequestJournal();
+/** One kind's records. */
+class Table {
+  readonly kind: RecordKind<unknown>;
+  /** Id → an Entry, or the held record alone when the kind reads its expiry from it (heldExpiresAt). */
+  readonly records = new Map<string, unknown>();
+  /** Ids in code-unit order for pages (ordered kinds): sorted, and the ids added since the last merge. */
+  order: string[] = [];
+  added: string[] = [];
+  /** Records removed since `order` was built (their ids are skipped until the next rebuild). */
+  removed = 0;
+  /** No record lapses before this (epoch seconds; a lower bound): takeExpired skips the scan until then. */
+  nextExpiry = Infinity;
+
+  constructor(kind: RecordKind<unknown>) {
+    this.kind = kind;
+  }
+
+  value(id: string, stored: unknown): unknown {
+    const held = stored instanceof Entry ? stored.held : stored;
+    return this.kind.release !== undefined ? this.kind.release(held, id) : held;
+  }
+
+  expiresAt(stored: unknown): number {
+    if (stored instanceof Entry) return stored.expiresAt;
+    return (this.kind.heldExpiresAt as (held: unknown) => number)(stored);
+  }
+
+  set(id: string, value: unknown): void {
+    const kind = this.kind;
+    const fresh = kind.ordered === true && !this.records.has(id);
+    const life = kind.lifetime(value);
+    const held = kind.hold !== undefined ? kind.hold(value, id) : value;
+    const bare = life.realUntilMs === undefined && kind.heldExpiresAt !== undefined;
+    this.records.set(id, bare ? held : entry(held, life));
+    this.nextExpiry = Math.min(this.nextExpiry, life.expiresAt);
+    if (fresh) {
+      this.added.push(id);
+      if (this.added.length >= MERGE_EVERY) this.merge();
+    }
+  }
+
+  delete(id: string): void {
+    if (this.records.delete(id)) this.removed++;
+  }
+
+  /** Merges the ids added since into the sorted ones, dropping the ids of records removed. */
+  merge(): void {
+    const old = this.order;
+    const added = this.added.sort();
+    const merged: string[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < old.length || j < added.length) {
+      const a = old[i];
+      const b = added[j];
+      const id = (b === undefined || (a !== undefined && a <= b) ? old[i++] : added[j++]) as string;
+      if (this.records.has(id) && merged[merged.length - 1] !== id) merged.push(id);
+    }
+    this.order = merged;
+    this.added = [];
+    this.removed = 0;
+  }
+
+  clear(): void {
+    this.records.clear();
+    this.order = [];
+    this.added = [];
+    this.removed = 0;
+    this.nextExpiry = Infinity;
+  }
+}
+
+/** The records in this process's memory. Every verb is synchronous inside, so each is atomic. */
+export class MemoryRecords implements RecordStore {
   readonly #clock: Clock;
-  readonly #sessions = new Map<string, HeldSession>();
-  /** Session ids in code-unit order for pages: sorted, and the ids added since the last merge (MERGE_EVERY). */
-  #order: string[] = [];
-  #added: string[] = [];
-  /** Sessions removed since #order was built (their ids are skipped until the next rebuild). */
-  #removed = 0;
-  /** No session lapses before this (epoch seconds; a lower bound): expiry passes skip the scan until then. */
-  #nextExpiry = Infinity;
-  readonly #issuers = new Map<string, string>();
-  readonly #codes = new Map<string, CodeGrant>();
-  readonly #pushed = new Map<string, PushedRequest>();
-  readonly #backchannel = new Map<string, BackchannelRequest>();
-  /** user_code → device_code. */
-  readonly #userCodes = new Map<string, string>();
-  /**
-   * Codes exchanged successfully → their session, until they would have expired: a replay ends it. A code
-   * that ends in `.{its session id}` (as authorize makes them) keeps only its expiry.
-   */
-  readonly #spentCodes = new Map<string, number | { sessionId: string; expiresAt: number }>();
-  /** jti → exp; a revoked token stays listed until it would have expired anyway. */
-  readonly #revoked = new Map<string, number>();
-  /** Assertion id → its exp, or for one kept by the mock clock only, its exp and the real ms to drop it at. */
-  readonly #assertions = new Map<string, number | { exp: number; realUntilMs: number }>();
-  /**
-   * Session id → epoch seconds until which it is remembered as ended. A token naming a session this
-   * store never held (minted offline with the realm key, or before a restart) is active until its
-   * exp; one naming a session that ended here is not, for as long as such tokens can live.
-   */
-  readonly #endedUntil = new Map<string, number>();
-  /** Seconds past its expiry a session's tokens may still be unexpired (set from the realm's lifespans). */
-  tombstoneSeconds = 0;
+  readonly #tables = new Map<string, Table>();
   #writes = 0;
-  readonly #listeners: SessionEndListener[] = [];
 
   constructor(clock: Clock) {
     this.#clock = clock;
   }
 
-  /** Called for every session that ends: ended explicitly or found idle past its expiry. */
-  onSessionEnd(listener: SessionEndListener): void {
-    this.#listeners.push(listener);
-  }
-
-  #tellEnded(held: HeldSession, reason: SessionEndReason): void {
-    const now = this.#clock.nowSeconds();
-    this.#endedUntil.set(held.id, Math.max(held.expiresAt, now) + this.tombstoneSeconds);
-    if (this.#listeners.length === 0) return;
-    const session = held.toSession();
-    for (const listener of this.#listeners) listener(session, reason);
-  }
-
-  #hold(session: Session): HeldSession {
-    let issuer = this.#issuers.get(session.issuer);
-    if (issuer === undefined) {
-      issuer = session.issuer;
-      if (this.#issuers.size < INTERNED_ISSUERS) this.#issuers.set(issuer, issuer);
+  #table<T>(kind: RecordKind<T>): Table {
+    let table = this.#tables.get(kind.name);
+    if (table === undefined) {
+      table = new Table(kind as RecordKind<unknown>);
+      this.#tables.set(kind.name, table);
     }
-    return new HeldSession(session, issuer);
+    return table;
   }
 
-  #delete(id: string): void {
-    if (this.#sessions.delete(id)) this.#removed++;
+  async get<T>(kind: RecordKind<T>, id: string): Promise<T | undefined> {
+    const table = this.#table(kind);
+    const e = table.records.get(id);
+    return e !== undefined ? (table.value(id, e) as T) : undefined;
   }
 
-  async addSession(session: Session): Promise<void> {
-    if (!this.#sessions.has(session.id)) this.#added.push(session.id);
-    this.#sessions.set(session.id, this.#hold(session));
-    this.#nextExpiry = Math.min(this.#nextExpiry, session.expiresAt);
-    if (this.#added.length >= MERGE_EVERY) this.#merge();
+  async put<T>(
+    kind: RecordKind<T>,
+    id: string,
+    value: T,
+    options: { ifPresent?: boolean } = {},
+  ): Promise<void> {
+    const table = this.#table(kind);
+    if (options.ifPresent === true) {
+      if (table.records.has(id)) table.set(id, value);
+      return;
+    }
+    table.set(id, value);
     this.#maybeSweep();
   }
 
-  async saveSession(session: Session): Promise<void> {
-    if (!this.#sessions.has(session.id)) return;
-    this.#sessions.set(session.id, this.#hold(session));
-    this.#nextExpiry = Math.min(this.#nextExpiry, session.expiresAt);
+  async add<T>(kind: RecordKind<T>, id: string, value: T): Promise<boolean> {
+    const table = this.#table(kind);
+    if (table.records.has(id)) return false;
+    table.set(id, value);
+    this.#maybeSweep();
+    return true;
   }
 
-  /** The session if it exists and has not lapsed. */
-  async activeSession(id: string | undefined): Promise<Session | undefined> {
-    if (id === undefined) return undefined;
-    const s = this.#sessions.get(id);
-    return s !== undefined && s.expiresAt > this.#clock.nowSeconds() ? s.toSession() : undefined;
+  async take<T>(kind: RecordKind<T>, id: string): Promise<T | undefined> {
+    const table = this.#table(kind);
+    const e = table.records.get(id);
+    if (e === undefined) return undefined;
+    table.delete(id);
+    return table.value(id, e) as T;
   }
 
-  async sessions(): Promise<Session[]> {
-    const now = this.#clock.nowSeconds();
-    const out: Session[] = [];
-    for (const s of this.#sessions.values()) if (s.expiresAt > now) out.push(s.toSession());
-    return out;
+  async change<T, R>(
+    kind: RecordKind<T>,
+    id: string,
+    change: (current: T | undefined) => RecordChange<T, R>,
+  ): Promise<R> {
+    const table = this.#table(kind);
+    const e = table.records.get(id);
+    const { next, result } = change(e !== undefined ? (table.value(id, e) as T) : undefined);
+    if (next === null) table.delete(id);
+    else if (next !== undefined) table.set(id, next);
+    return result;
   }
 
-  async sessionPage(after: string | undefined, limit: number): Promise<SessionPage> {
-    // Many ended since the last merge: drop their ids first (one pass), so a page does not skip past them.
-    if (this.#removed * 4 > this.#order.length) this.#merge();
-    const order = this.#order;
-    const added = this.#added.sort();
-    const now = this.#clock.nowSeconds();
-    const sessions: Session[] = [];
+  async remove<T>(kind: RecordKind<T>, id: string): Promise<void> {
+    this.#table(kind).delete(id);
+  }
+
+  async page<T>(kind: RecordKind<T>, options: PageOptions): Promise<RecordPage<T>> {
+    const table = this.#table(kind);
+    const { after, limit, liveAt = -Infinity } = options;
+    // Many removed since the last merge: drop their ids first (one pass), so a page does not skip past them.
+    if (table.removed * 4 > table.order.length) table.merge();
+    const order = table.order;
+    const added = table.added.sort();
+    const records: T[] = [];
     let i = after === undefined ? 0 : firstAfter(order, after);
     let j = after === undefined ? 0 : firstAfter(added, after);
     let last: string | undefined;
@@ -194,221 +218,64 @@ export class MemoryStore implements StateStore {
       const id = (b === undefined || (a !== undefined && a <= b) ? order[i++] : added[j++]) as string;
       if (id === last) continue;
       last = id;
-      const s = this.#sessions.get(id);
-      if (s === undefined || s.expiresAt <= now) continue;
-      if (sessions.length === limit) return { sessions, more: true };
-      sessions.push(s.toSession());
+      const e = table.records.get(id);
+      if (e === undefined || table.expiresAt(e) <= liveAt) continue;
+      if (records.length === limit) return { records, more: true };
+      records.push(table.value(id, e) as T);
     }
-    return { sessions, more: false };
+    return { records, more: false };
   }
 
-  /** Merges the ids added since into the sorted ones, dropping the ids of sessions that ended. */
-  #merge(): void {
-    const old = this.#order;
-    const added = this.#added.sort();
-    const merged: string[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < old.length || j < added.length) {
-      const a = old[i];
-      const b = added[j];
-      const id = (b === undefined || (a !== undefined && a <= b) ? old[i++] : added[j++]) as string;
-      if (this.#sessions.has(id) && merged[merged.length - 1] !== id) merged.push(id);
-    }
-    this.#order = merged;
-    this.#added = [];
-    this.#removed = 0;
-  }
-
-  /**
-   * `active`; `ended` when it ended or idled out here (its tokens are no longer active); `unknown` when
-   * this store never held it.
-   */
-  async sessionStatus(id: string): Promise<'active' | 'ended' | 'unknown'> {
-    const now = this.#clock.nowSeconds();
-    const session = this.#sessions.get(id);
-    if (session !== undefined) return session.expiresAt > now ? 'active' : 'ended';
-    const until = this.#endedUntil.get(id);
-    return until !== undefined && until > now ? 'ended' : 'unknown';
-  }
-
-  /** Ends a session (its tokens stop being active); false when there was none. */
-  async endSession(id: string, reason: SessionEndReason): Promise<boolean> {
-    const session = this.#sessions.get(id);
-    if (session === undefined) {
-      // A session never held here (tokens minted offline): remember it ended all the same.
-      this.#endedUntil.set(id, this.#clock.nowSeconds() + this.tombstoneSeconds);
-      return false;
-    }
-    this.#delete(id);
-    if (session.expiresAt > this.#clock.nowSeconds()) this.#tellEnded(session, reason);
-    else this.#tellEnded(session, 'expired');
-    return true;
-  }
-
-  /** Ends every session and drops every code; returns how many sessions were active. */
-  async endAllSessions(reason: SessionEndReason): Promise<number> {
-    const now = this.#clock.nowSeconds();
-    const all = [...this.#sessions.values()];
-    this.#sessions.clear();
-    this.#order = [];
-    this.#added = [];
-    this.#removed = 0;
-    this.#codes.clear();
-    for (const s of all) this.#tellEnded(s, s.expiresAt > now ? reason : 'expired');
-    return all.filter((s) => s.expiresAt > now).length;
-  }
-
-  /** Removes sessions idle past their expiry and tells the listeners; returns how many. */
-  async expireSessions(): Promise<number> {
-    return this.#expire();
-  }
-
-  #expire(): number {
-    const now = this.#clock.nowSeconds();
-    if (now < this.#nextExpiry) return 0;
-    let n = 0;
+  async takeExpired<T>(kind: RecordKind<T>, now: number): Promise<T[]> {
+    const table = this.#table(kind);
+    if (now < table.nextExpiry) return [];
+    const out: T[] = [];
     let next = Infinity;
-    // A session a listener opens meanwhile lowers the bound itself.
-    this.#nextExpiry = Infinity;
-    for (const [id, s] of this.#sessions) {
-      if (s.expiresAt > now) {
-        next = Math.min(next, s.expiresAt);
+    for (const [id, e] of table.records) {
+      const expiresAt = table.expiresAt(e);
+      if (expiresAt > now) {
+        next = Math.min(next, expiresAt);
         continue;
       }
-      this.#delete(id);
-      this.#tellEnded(s, 'expired');
-      n++;
+      table.delete(id);
+      out.push(table.value(id, e) as T);
     }
-    this.#nextExpiry = Math.min(this.#nextExpiry, next);
-    return n;
+    table.nextExpiry = next;
+    return out;
   }
 
-  async addCode(grant: CodeGrant): Promise<void> {
-    this.#codes.set(grant.code, grant);
-    this.#maybeSweep();
+  async clear<T>(kind: RecordKind<T>): Promise<void> {
+    this.#table(kind).clear();
   }
 
-  /** Removes and returns a code: codes are single-use. Expiry is the caller's check. */
-  async takeCode(code: string): Promise<CodeGrant | undefined> {
-    const grant = this.#codes.get(code);
-    this.#codes.delete(code);
-    return grant;
-  }
-
-  /** Records that `grant` was exchanged for tokens: using its code again ends its session. */
-  async markCodeSpent(grant: CodeGrant): Promise<void> {
-    const { code, sessionId, expiresAt } = grant;
-    const named = !sessionId.includes('.') && code.endsWith(`.${sessionId}`);
-    this.#spentCodes.set(code, named ? expiresAt : { sessionId, expiresAt });
-  }
-
-  /** The session whose tokens a successfully exchanged code gave, if `code` is one (and has not expired). */
-  async spentCodeSession(code: string): Promise<string | undefined> {
-    const spent = this.#spentCodes.get(code);
-    if (spent === undefined) return undefined;
-    if (typeof spent === 'number')
-      return spent > this.#clock.nowSeconds() ? code.slice(code.lastIndexOf('.') + 1) : undefined;
-    return spent.expiresAt > this.#clock.nowSeconds() ? spent.sessionId : undefined;
-  }
-
-  async addPushedRequest(request: PushedRequest): Promise<void> {
-    this.#pushed.set(request.requestUri, request);
-    this.#maybeSweep();
-  }
-
-  /** Removes and returns a pushed request: a request_uri is single-use. Expiry is the caller's check. */
-  async takePushedRequest(requestUri: string): Promise<PushedRequest | undefined> {
-    const request = this.#pushed.get(requestUri);
-    this.#pushed.delete(requestUri);
-    return request;
-  }
-
-  async addBackchannelRequest(request: BackchannelRequest): Promise<void> {
-    this.#backchannel.set(request.id, { ...request });
-    if (request.userCode !== undefined) this.#userCodes.set(request.userCode, request.id);
-    this.#maybeSweep();
-  }
-
-  async backchannelRequest(id: string): Promise<BackchannelRequest | undefined> {
-    const request = this.#backchannel.get(id);
-    return request !== undefined ? { ...request } : undefined;
-  }
-
-  async deviceCodeOf(userCode: string): Promise<string | undefined> {
-    return this.#userCodes.get(userCode);
-  }
-
-  async changeBackchannelRequest<T>(
-    id: string,
-    change: (current: BackchannelRequest | undefined) => BackchannelChange<T>,
-  ): Promise<T> {
-    const current = this.#backchannel.get(id);
-    const { next, result } = change(current !== undefined ? { ...current } : undefined);
-    if (next === null) this.#dropBackchannel(id);
-    else if (next !== undefined) this.#backchannel.set(id, { ...next });
-    return result;
-  }
-
-  async backchannelRequests(): Promise<BackchannelRequest[]> {
-    return [...this.#backchannel.values()].map((r) => ({ ...r }));
-  }
-
-  #dropBackchannel(id: string): void {
-    const request = this.#backchannel.get(id);
-    this.#backchannel.delete(id);
-    if (request?.userCode !== undefined) this.#userCodes.delete(request.userCode);
-  }
-
-  async revoke(jti: string, exp: number): Promise<void> {
-    this.#revoked.set(jti, exp);
-    this.#maybeSweep();
-  }
-
-  async isRevoked(jti: string | undefined): Promise<boolean> {
-    return jti !== undefined && this.#revoked.has(jti);
-  }
-
-  /** Records a client assertion or DPoP proof id; false when it was seen before (replay). */
-  async useAssertion(
-    clientId: string,
-    jti: string,
-    exp: number,
-    options: AssertionOptions = {},
-  ): Promise<boolean> {
-    const key = `${clientId}\u0000${jti}`;
-    if (this.#assertions.has(key)) return false;
-    const left = Math.max(exp - this.#clock.nowSeconds(), 0);
-    this.#assertions.set(
-      key,
-      options.mockClockOnly === true ? { exp, realUntilMs: Clock.realMs() + left * 1000 } : exp,
-    );
-    this.#maybeSweep();
-    return true;
-  }
-
-  async close(): Promise<void> {}
-
+  /** Drops the records whose lifetime has passed; the expiring kinds are left to takeExpired. */
   #maybeSweep(): void {
     if (++this.#writes % SWEEP_EVERY !== 0) return;
     const now = this.#clock.nowSeconds();
-    this.#expire();
-    for (const [code, g] of this.#codes) if (g.expiresAt <= now) this.#codes.delete(code);
-    for (const [uri, r] of this.#pushed) if (r.expiresAt <= now) this.#pushed.delete(uri);
-    for (const [id, r] of this.#backchannel)
-      if (r.expiresAt + BACKCHANNEL_KEEP_S <= now) this.#dropBackchannel(id);
-    for (const [code, s] of this.#spentCodes)
-      if ((typeof s === 'number' ? s : s.expiresAt) <= now) this.#spentCodes.delete(code);
-    for (const [jti, exp] of this.#revoked) if (exp <= now) this.#revoked.delete(jti);
-    for (const [id, until] of this.#endedUntil) if (until <= now) this.#endedUntil.delete(id);
-    // An assertion verifies while either the mock or the real clock is before its exp (+ tolerance): its jti
-    // is kept until both have passed it, however the mock clock moves.
     const realMs = Clock.realMs();
-    const passed = Math.min(now, Math.floor(realMs / 1000)) - ASSERTION_TOLERANCE_S;
-    for (const [key, kept] of this.#assertions) {
-      const gone = typeof kept === 'number' ? kept < passed : kept.exp < now || kept.realUntilMs < realMs;
-      if (gone) this.#assertions.delete(key);
+    for (const table of this.#tables.values()) {
+      if (table.kind.expiring === true) continue;
+      for (const [id, e] of table.records) {
+        const mock = table.expiresAt(e) <= now;
+        const gone =
+          e instanceof RealEntry
+            ? e.either
+              ? mock || e.realUntilMs <= realMs
+              : mock && e.realUntilMs <= realMs
+            : mock;
+        if (gone) table.delete(id);
+      }
     }
+  }
+}
+
+/** A realm's state in this process's memory (the default store). */
+export class MemoryStore extends RealmState {
+  constructor(clock: Clock) {
+    super(
+      { records: new MemoryRecords(clock), faults: new MemoryFaults(), journal: new RequestJournal() },
+      clock,
+    );
   }
 }
 

@@ -3,6 +3,7 @@
 import type { Redis as RedisClient } from 'ioredis';
 import type { z } from 'zod';
 import type { SharedVersion } from './backend.js';
+import { zodParser, type Present } from './record-store.js';
 
 /** Runs one operation on Redis; a failure of Redis becomes the error the server answers it with (a 503). */
 export type RunOnStore = <T>(op: () => Promise<T>) => Promise<T>;
@@ -25,25 +26,17 @@ export const versionKey = (prefix: string): string => `${prefix}qa-version`;
 /** The seed marker: written at start; gone, the store came back empty. */
 export const markerKey = (prefix: string): string => `${prefix}seeded`;
 
-/** A parsed record whose optional fields are absent rather than undefined. */
-export type Present<T> = { [K in keyof T]: Exclude<T[K], undefined> };
-
-/** Drops the keys whose value is undefined (zod gives `field: undefined` for an absent optional field). */
-function present<T extends object>(value: T): Present<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Present<T>;
-}
-
 /**
- * A stored record, or undefined when there is none or it does not parse (another program's key, an older
- * format: said once). Optional fields come back absent, not undefined (exactOptionalPropertyTypes).
+ * A stored record read back by `parse`, or undefined when there is none or it does not parse (another
+ * program's key, an older format: said once per kind).
  */
-export function parseRecord<T extends object>(
+export function readRecord<T>(
   realm: RedisRealm,
-  raw: string | null,
-  schema: z.ZodType<T>,
+  raw: unknown,
+  parse: (value: unknown) => T | undefined,
   what: string,
-): Present<T> | undefined {
-  if (raw === null) return undefined;
+): T | undefined {
+  if (typeof raw !== 'string') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -51,10 +44,17 @@ export function parseRecord<T extends object>(
     realm.badData(what);
     return undefined;
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    realm.badData(what);
-    return undefined;
-  }
-  return present(parsed.data);
+  const parsed = parse(value);
+  if (parsed === undefined) realm.badData(what);
+  return parsed;
+}
+
+/** A stored record read with a zod schema (see {@link readRecord}); optional fields come back absent. */
+export function parseRecord<T extends object>(
+  realm: RedisRealm,
+  raw: string | null,
+  schema: z.ZodType<T>,
+  what: string,
+): Present<T> | undefined {
+  return readRecord(realm, raw, zodParser(schema), what);
 }

@@ -1,40 +1,24 @@
-// The Redis store: a realm's sessions, codes, spent codes, pushed requests, revocations, assertion ids,
-// ended-session tombstones, faults and journal under `mock-idp:{realm}:`, shared by every process on the same
+// The Redis store: a realm's records (sessions, codes, spent codes, pushed requests, revocations, assertion ids,
+// ended-session tombstones), faults and journal under `mock-idp:{realm}:`, shared by every process on the same
 // Redis. Expiry is decided on the mock clock; Redis TTLs (a day past the mock expiry) only clean up. Single-use
-// things are atomic in Redis: GETDEL takes a code, a pushed request or a session, SET NX records an assertion
-// id, a Lua script expires.
+// things are atomic in Redis: GETDEL takes a record, SET NX adds one, Lua scripts change and expire.
 import type { Redis as RedisClient } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { FaultStore } from './faults.js';
-import type { JournalStore } from './journal.js';
+import { RealmState } from './realm-state.js';
+import type {
+  Lifetime,
+  PageOptions,
+  RecordChange,
+  RecordKind,
+  RecordPage,
+  RecordStore,
+} from './record-store.js';
 import { RedisFaults } from './redis-faults.js';
 import { RedisJournal } from './redis-journal.js';
-import {
-  markerKey,
-  parseRecord,
-  versionKey,
-  type Present,
-  type RedisRealm,
-  type RunOnStore,
-} from './redis-records.js';
-import {
-  ASSERTION_TOLERANCE_S,
-  type AssertionOptions,
-  BACKCHANNEL_KEEP_S,
-  type BackchannelChange,
-  type BackchannelRequest,
-  type CodeGrant,
-  type PushedRequest,
-  type Session,
-  type SessionEndListener,
-  type SessionEndReason,
-  type SessionPage,
-  type StateStore,
-} from './state-store.js';
-import { API_VERSIONS, METHODS } from '../fixtures/versions.js';
+import { markerKey, readRecord, versionKey, type RedisRealm, type RunOnStore } from './redis-records.js';
+import type { StateStore } from './state-store.js';
 import {
   redact,
   StoreError,
@@ -52,101 +36,54 @@ const SHARE_RETRY_MS = 500;
 /** Redis keeps a record this long past its expiry by the mock clock (which may stand still or jump). */
 const CLEANUP_MS = 24 * 3600 * 1000;
 
-const sessionSchema = z.object({
-  id: z.string(),
-  clientId: z.string(),
-  clients: z.array(z.string()),
-  issuer: z.string(),
-  browser: z.boolean(),
-  username: z.string().optional(),
-  sub: z.string(),
-  authTime: z.number(),
-  expiresAt: z.number(),
-});
-
-const codeSchema = z.object({
-  code: z.string(),
-  clientId: z.string(),
-  redirectUri: z.string(),
-  scopes: z.array(z.string()),
-  sessionId: z.string(),
-  username: z.string(),
-  nonce: z.string().optional(),
-  codeChallenge: z.string().optional(),
-  codeChallengeMethod: z.enum(['S256', 'plain']).optional(),
-  dpopJkt: z.string().optional(),
-  expiresAt: z.number(),
-  apiVersion: z.literal(API_VERSIONS).optional(),
-  method: z.enum(METHODS).optional(),
-});
-
-const pushedSchema = z.object({
-  requestUri: z.string(),
-  clientId: z.string(),
-  params: z.record(z.string(), z.string()),
-  expiresAt: z.number(),
-});
-
-const backchannelSchema = z.object({
-  kind: z.enum(['device', 'ciba']),
-  id: z.string(),
-  userCode: z.string().optional(),
-  clientId: z.string(),
-  scopes: z.array(z.string()),
-  username: z.string().optional(),
-  bindingMessage: z.string().optional(),
-  status: z.enum(['pending', 'approved', 'denied']),
-  decidedAt: z.number().optional(),
-  interval: z.number(),
-  polledAt: z.number().optional(),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-  autoApproveAt: z.number().optional(),
-  apiVersion: z.literal(API_VERSIONS),
-});
-
-/** How often a back-channel change is tried when other processes keep writing the same request. */
+/** How often a change is tried when other processes keep writing the same record. */
 const CHANGE_ATTEMPTS = 20;
 
 /**
- * Compare-and-set of a back-channel request: KEYS[1] the record, KEYS[2] the set of ids; ARGV[1] the value
- * read, ARGV[2] the id, ARGV[3] the new value ('' removes it), ARGV[4] its PX. 0 when another write came first.
+ * Compare-and-set of a record: KEYS[1] the record, KEYS[2] its kind's ids in order, KEYS[3] its kind's expiry
+ * index; ARGV[1] the value read, ARGV[2] the id, ARGV[3] the new value ('' removes it), ARGV[4] its PX, ARGV[5]
+ * its expiry (the index's score), ARGV[6] '1' when the kind is ordered, ARGV[7] '1' when it is expiring.
+ * 0 when another write came first.
  */
 const CHANGE_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if (current or '') ~= ARGV[1] then return 0 end
 if ARGV[3] == '' then
   redis.call('DEL', KEYS[1])
-  redis.call('SREM', KEYS[2], ARGV[2])
+  if ARGV[6] == '1' then redis.call('ZREM', KEYS[2], ARGV[2]) end
+  if ARGV[7] == '1' then redis.call('ZREM', KEYS[3], ARGV[2]) end
 else
   redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+  if ARGV[6] == '1' then redis.call('ZADD', KEYS[2], 0, ARGV[2]) end
+  if ARGV[7] == '1' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[2]) end
 end
 return 1
 `;
 
-const spentSchema = z.object({ sessionId: z.string(), expiresAt: z.number() });
+/** SET NX of a record and, when it was absent, its index entries (keys and ARGV as CHANGE_SCRIPT's). */
+const ADD_SCRIPT = `
+if not redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4], 'NX') then return 0 end
+if ARGV[6] == '1' then redis.call('ZADD', KEYS[2], 0, ARGV[2]) end
+if ARGV[7] == '1' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[2]) end
+return 1
+`;
 
-/** Removes the sessions of the index whose expiresAt (by the mock clock, ARGV[1]) has passed; returns them. */
-const EXPIRE_SCRIPT = `
+/**
+ * Takes the records of the expiry index KEYS[1] whose expiry (the mock clock's, ARGV[1]) has passed, and their
+ * ids out of the order KEYS[2]; ARGV[2] the records' key prefix. Returns them.
+ */
+const TAKE_EXPIRED_SCRIPT = `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
--- KEYS[2]: the ids in lexical order (pages); every session removed here leaves it too.
 local out = {}
 for _, id in ipairs(ids) do
   local key = ARGV[2] .. id
   local raw = redis.call('GET', key)
-  local ok, s = false, nil
-  if raw then ok, s = pcall(cjson.decode, raw) end
-  if not raw or not ok or type(s) ~= 'table' or type(s.expiresAt) ~= 'number' then
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
-  elseif s.expiresAt <= tonumber(ARGV[1]) then
+  if raw then
     redis.call('DEL', key)
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
     table.insert(out, raw)
-  else
-    redis.call('ZADD', KEYS[1], s.expiresAt, id)
   end
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
 end
 return out
 `;
@@ -176,367 +113,231 @@ redis.call('SET', KEYS[1], ARGV[1])
 return 1
 `;
 
-class RedisStateStore implements StateStore {
-  readonly faults: FaultStore;
-  readonly journal: JournalStore;
+/**
+ * A realm's records in Redis: `{prefix}{kind}:{id}` holds a record's JSON, with a TTL that only cleans up (the
+ * mock lifetime left plus a day); an ordered kind's ids are in the sorted set `{prefix}{kind}-ids` (score 0,
+ * so ZRANGEBYLEX pages them), an expiring kind's in `{prefix}{kind}s` scored by expiry.
+ */
+class RedisRecords implements RecordStore {
   readonly #realm: RedisRealm;
   readonly #redis: RedisClient;
   readonly #clock: Clock;
   readonly #prefix: string;
-  readonly #index: string;
-  /** Every session id with score 0, so ZRANGEBYLEX pages them in id order. */
-  readonly #order: string;
-  readonly #listeners: SessionEndListener[] = [];
   readonly #run: RunOnStore;
-  tombstoneSeconds = 0;
 
   constructor(realm: RedisRealm, clock: Clock) {
     this.#realm = realm;
     this.#redis = realm.redis;
     this.#clock = clock;
     this.#prefix = realm.prefix;
-    this.#index = `${this.#prefix}sessions`;
-    this.#order = `${this.#prefix}session-ids`;
     this.#run = realm.run;
-    this.faults = new RedisFaults(realm);
-    this.journal = new RedisJournal(realm);
   }
 
-  #key(kind: string, id: string): string {
-    return `${this.#prefix}${kind}:${id}`;
+  #key(kind: RecordKind<unknown>, id: string): string {
+    return `${this.#prefix}${kind.name}:${id}`;
   }
 
-  /** PX for a record the mock clock expires at `expiresAt`: the mock lifetime left plus a day. */
-  #ttl(expiresAt: number): number {
-    return Math.max(0, Math.min(expiresAt - this.#clock.nowSeconds(), 10 * 365 * 86400)) * 1000 + CLEANUP_MS;
+  #orderKey(kind: RecordKind<unknown>): string {
+    return `${this.#prefix}${kind.name}-ids`;
   }
 
-  /** A stored record, or undefined when there is none or it does not parse (said once). */
-  #parse<T extends object>(raw: string | null, schema: z.ZodType<T>, what: string): Present<T> | undefined {
-    return parseRecord(this.#realm, raw, schema, what);
+  #expiryKey(kind: RecordKind<unknown>): string {
+    return `${this.#prefix}${kind.name}s`;
   }
 
-  #session(raw: string | null): Session | undefined {
-    return this.#parse(raw, sessionSchema, 'session');
+  /** PX for a record of this lifetime: the lifetime left plus a day, or by the real clock alone (`either`). */
+  #px(life: Lifetime): number {
+    const mockMs = Math.max(0, Math.min(life.expiresAt - this.#clock.nowSeconds(), 10 * 365 * 86400)) * 1000;
+    if (life.realUntilMs === undefined) return mockMs + CLEANUP_MS;
+    const realMs = life.realUntilMs - Clock.realMs();
+    // Redis cannot follow a mock clock: kept by the real one, which never passes the bound sooner.
+    if (life.real === 'either') return Math.max(realMs, 1000);
+    return Math.max(mockMs, realMs, 0) + CLEANUP_MS;
   }
 
-  /** Stores a record that the mock clock expires at `expiresAt` (Redis keeps it a day longer). */
-  async #put(kind: string, id: string, value: object, expiresAt: number): Promise<void> {
-    await this.#redis.set(this.#key(kind, id), JSON.stringify(value), 'PX', this.#ttl(expiresAt));
+  /** A stored record, or undefined when there is none or it does not parse (said once per kind). */
+  #parse<T>(kind: RecordKind<T>, raw: unknown): T | undefined {
+    return readRecord(this.#realm, raw, (value) => kind.parse(value), kind.what);
   }
 
-  onSessionEnd(listener: SessionEndListener): void {
-    this.#listeners.push(listener);
+  /** The keys and arguments CHANGE_SCRIPT and ADD_SCRIPT take for a new value ('' removes). */
+  #scriptArgs<T>(kind: RecordKind<T>, id: string, current: string, value: T | null): (string | number)[] {
+    const life = value !== null ? kind.lifetime(value) : undefined;
+    return [
+      3,
+      this.#key(kind as RecordKind<unknown>, id),
+      this.#orderKey(kind as RecordKind<unknown>),
+      this.#expiryKey(kind as RecordKind<unknown>),
+      current,
+      id,
+      value !== null ? JSON.stringify(value) : '',
+      life !== undefined ? String(this.#px(life)) : '0',
+      life !== undefined ? String(life.expiresAt) : '0',
+      kind.ordered === true || kind.expiring === true ? '1' : '0',
+      kind.expiring === true ? '1' : '0',
+    ];
   }
 
-  async #tellEnded(session: Session, reason: SessionEndReason): Promise<void> {
-    const now = this.#clock.nowSeconds();
-    const until = Math.max(session.expiresAt, now) + this.tombstoneSeconds;
-    await this.#redis.set(this.#key('ended', session.id), String(until), 'PX', this.#ttl(until));
-    for (const listener of this.#listeners) listener(session, reason);
+  get<T>(kind: RecordKind<T>, id: string): Promise<T | undefined> {
+    return this.#run(async () =>
+      this.#parse(kind, await this.#redis.get(this.#key(kind as RecordKind<unknown>, id))),
+    );
   }
 
-  addSession(session: Session): Promise<void> {
+  put<T>(kind: RecordKind<T>, id: string, value: T, options: { ifPresent?: boolean } = {}): Promise<void> {
     return this.#run(async () => {
-      await this.#redis
-        .multi()
-        .set(this.#key('session', session.id), JSON.stringify(session), 'PX', this.#ttl(session.expiresAt))
-        .zadd(this.#index, session.expiresAt, session.id)
-        .zadd(this.#order, 0, session.id)
-        .exec();
+      const k = kind as RecordKind<unknown>;
+      const life = kind.lifetime(value);
+      const json = JSON.stringify(value);
+      const px = this.#px(life);
+      if (kind.ordered !== true && kind.expiring !== true) {
+        if (options.ifPresent === true) await this.#redis.set(this.#key(k, id), json, 'PX', px, 'XX');
+        else await this.#redis.set(this.#key(k, id), json, 'PX', px);
+        return;
+      }
+      const multi = this.#redis.multi();
+      if (options.ifPresent === true) {
+        multi.set(this.#key(k, id), json, 'PX', px, 'XX');
+        if (kind.expiring === true) multi.zadd(this.#expiryKey(k), 'XX', life.expiresAt, id);
+      } else {
+        multi.set(this.#key(k, id), json, 'PX', px).zadd(this.#orderKey(k), 0, id);
+        if (kind.expiring === true) multi.zadd(this.#expiryKey(k), life.expiresAt, id);
+      }
+      await multi.exec();
     });
   }
 
-  saveSession(session: Session): Promise<void> {
+  add<T>(kind: RecordKind<T>, id: string, value: T): Promise<boolean> {
     return this.#run(async () => {
-      await this.#redis
-        .multi()
-        .set(
-          this.#key('session', session.id),
-          JSON.stringify(session),
-          'PX',
-          this.#ttl(session.expiresAt),
-          'XX',
-        )
-        .zadd(this.#index, 'XX', session.expiresAt, session.id)
-        .exec();
+      if (kind.ordered === true || kind.expiring === true) {
+        const [n, ...args] = this.#scriptArgs(kind, id, '', value);
+        return (await this.#redis.eval(ADD_SCRIPT, n as number, ...args)) === 1;
+      }
+      const px = this.#px(kind.lifetime(value));
+      const ok = await this.#redis.set(
+        this.#key(kind as RecordKind<unknown>, id),
+        JSON.stringify(value),
+        'PX',
+        px,
+        'NX',
+      );
+      return ok === 'OK';
     });
   }
 
-  activeSession(id: string | undefined): Promise<Session | undefined> {
-    if (id === undefined) return Promise.resolve(undefined);
+  /** Takes a record out atomically: of several processes taking it, one gets it. */
+  take<T>(kind: RecordKind<T>, id: string): Promise<T | undefined> {
     return this.#run(async () => {
-      const s = this.#session(await this.#redis.get(this.#key('session', id)));
-      return s !== undefined && s.expiresAt > this.#clock.nowSeconds() ? s : undefined;
+      const k = kind as RecordKind<unknown>;
+      if (kind.ordered !== true && kind.expiring !== true)
+        return this.#parse(kind, await this.#redis.getdel(this.#key(k, id)));
+      const multi = this.#redis.multi().getdel(this.#key(k, id)).zrem(this.#orderKey(k), id);
+      if (kind.expiring === true) multi.zrem(this.#expiryKey(k), id);
+      const results = await multi.exec();
+      return this.#parse(kind, results?.[0]?.[1]);
     });
   }
 
-  sessions(): Promise<Session[]> {
+  change<T, R>(
+    kind: RecordKind<T>,
+    id: string,
+    change: (current: T | undefined) => RecordChange<T, R>,
+  ): Promise<R> {
     return this.#run(async () => {
-      const now = this.#clock.nowSeconds();
-      const ids = await this.#redis.zrangebyscore(this.#index, `(${now}`, '+inf');
-      if (ids.length === 0) return [];
-      const raws = await this.#redis.mget(ids.map((id) => this.#key('session', id)));
-      return raws
-        .map((raw) => this.#session(raw))
-        .filter((s): s is Session => s !== undefined && s.expiresAt > now);
+      const key = this.#key(kind as RecordKind<unknown>, id);
+      for (let attempt = 1; ; attempt++) {
+        const raw = await this.#redis.get(key);
+        const { next, result } = change(this.#parse(kind, raw));
+        if (next === undefined) return result;
+        const [n, ...args] = this.#scriptArgs(kind, id, raw ?? '', next);
+        if ((await this.#redis.eval(CHANGE_SCRIPT, n as number, ...args)) === 1) return result;
+        if (attempt >= CHANGE_ATTEMPTS)
+          throw new StoreError(`${kind.what} ${id} kept changing under ${CHANGE_ATTEMPTS} attempts`);
+      }
     });
   }
 
-  sessionPage(after: string | undefined, limit: number): Promise<SessionPage> {
+  remove<T>(kind: RecordKind<T>, id: string): Promise<void> {
     return this.#run(async () => {
-      const now = this.#clock.nowSeconds();
-      const sessions: Session[] = [];
+      const k = kind as RecordKind<unknown>;
+      if (kind.ordered !== true && kind.expiring !== true) {
+        await this.#redis.del(this.#key(k, id));
+        return;
+      }
+      const multi = this.#redis.multi().del(this.#key(k, id)).zrem(this.#orderKey(k), id);
+      if (kind.expiring === true) multi.zrem(this.#expiryKey(k), id);
+      await multi.exec();
+    });
+  }
+
+  page<T>(kind: RecordKind<T>, options: PageOptions): Promise<RecordPage<T>> {
+    return this.#run(async () => {
+      const k = kind as RecordKind<unknown>;
+      const { after, limit, liveAt = -Infinity } = options;
+      const records: T[] = [];
       let from = after === undefined ? '-' : `(${after}`;
+      const all = !Number.isFinite(limit);
       for (;;) {
-        const ids = await this.#redis.zrangebylex(this.#order, from, '+', 'LIMIT', 0, limit + 1);
-        if (ids.length === 0) return { sessions, more: false };
-        const raws = await this.#redis.mget(ids.map((id) => this.#key('session', id)));
+        const ids = all
+          ? await this.#redis.zrangebylex(this.#orderKey(k), from, '+')
+          : await this.#redis.zrangebylex(this.#orderKey(k), from, '+', 'LIMIT', 0, limit + 1);
+        if (ids.length === 0) return { records, more: false };
+        const raws = await this.#redis.mget(ids.map((id) => this.#key(k, id)));
         const gone: string[] = [];
         for (const [i, id] of ids.entries()) {
           const raw = raws[i] ?? null;
           // Only Redis's clean-up TTL removes a record without its id (every other removal takes both).
           if (raw === null) gone.push(id);
-          const s = this.#session(raw);
-          if (s === undefined || s.expiresAt <= now) continue;
-          if (sessions.length === limit) return { sessions, more: true };
-          sessions.push(s);
+          const record = this.#parse(kind, raw);
+          if (record === undefined || kind.lifetime(record).expiresAt <= liveAt) continue;
+          if (records.length === limit) return { records, more: true };
+          records.push(record);
         }
-        if (gone.length > 0) await this.#redis.zrem(this.#order, ...gone);
-        if (ids.length <= limit) return { sessions, more: false };
+        if (gone.length > 0) await this.#redis.zrem(this.#orderKey(k), ...gone);
+        if (all || ids.length <= limit) return { records, more: false };
         from = `(${ids[ids.length - 1] as string}`;
       }
     });
   }
 
-  sessionStatus(id: string): Promise<'active' | 'ended' | 'unknown'> {
+  takeExpired<T>(kind: RecordKind<T>, now: number): Promise<T[]> {
     return this.#run(async () => {
-      const now = this.#clock.nowSeconds();
-      const [raw, until] = await this.#redis.mget(this.#key('session', id), this.#key('ended', id));
-      const session = this.#session(raw ?? null);
-      if (session !== undefined) return session.expiresAt > now ? 'active' : 'ended';
-      return until != null && Number(until) > now ? 'ended' : 'unknown';
-    });
-  }
-
-  /** Takes a session out atomically: of several processes ending it, one gets it (and tells its listeners). */
-  async #take(id: string): Promise<Session | undefined> {
-    const results = await this.#redis
-      .multi()
-      .getdel(this.#key('session', id))
-      .zrem(this.#index, id)
-      .zrem(this.#order, id)
-      .exec();
-    const raw = results?.[0]?.[1];
-    return this.#session(typeof raw === 'string' ? raw : null);
-  }
-
-  endSession(id: string, reason: SessionEndReason): Promise<boolean> {
-    return this.#run(async () => {
-      const session = await this.#take(id);
-      const now = this.#clock.nowSeconds();
-      if (session === undefined) {
-        const until = now + this.tombstoneSeconds;
-        await this.#redis.set(this.#key('ended', id), String(until), 'PX', this.#ttl(until));
-        return false;
-      }
-      await this.#tellEnded(session, session.expiresAt > now ? reason : 'expired');
-      return true;
-    });
-  }
-
-  endAllSessions(reason: SessionEndReason): Promise<number> {
-    return this.#run(async () => {
-      const now = this.#clock.nowSeconds();
-      const ids = await this.#redis.zrange(this.#index, '0', '-1');
-      let active = 0;
-      for (const id of ids) {
-        const session = await this.#take(id);
-        if (session === undefined) continue;
-        const live = session.expiresAt > now;
-        if (live) active++;
-        await this.#tellEnded(session, live ? reason : 'expired');
-      }
-      await this.#deleteMatching(`${this.#prefix}code:*`);
-      return active;
-    });
-  }
-
-  async #deleteMatching(pattern: string): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.#redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      if (keys.length > 0) await this.#redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-
-  expireSessions(): Promise<number> {
-    return this.#run(async () => {
-      const now = this.#clock.nowSeconds();
+      const k = kind as RecordKind<unknown>;
       const raws = (await this.#redis.eval(
-        EXPIRE_SCRIPT,
+        TAKE_EXPIRED_SCRIPT,
         2,
-        this.#index,
-        this.#order,
-        String(now),
-        `${this.#prefix}session:`,
+        this.#expiryKey(k),
+        this.#orderKey(k),
+        Number.isFinite(now) ? String(now) : '+inf',
+        `${this.#prefix}${kind.name}:`,
       )) as string[];
-      let n = 0;
+      const out: T[] = [];
       for (const raw of raws) {
-        const session = this.#session(raw);
-        if (session === undefined) continue;
-        await this.#tellEnded(session, 'expired');
-        n++;
+        const record = this.#parse(kind, raw);
+        if (record !== undefined) out.push(record);
       }
-      return n;
-    });
-  }
-
-  addCode(grant: CodeGrant): Promise<void> {
-    return this.#run(async () => {
-      await this.#put('code', grant.code, grant, grant.expiresAt);
-    });
-  }
-
-  takeCode(code: string): Promise<CodeGrant | undefined> {
-    return this.#run(async () => {
-      return this.#parse(await this.#redis.getdel(this.#key('code', code)), codeSchema, 'code');
-    });
-  }
-
-  markCodeSpent(grant: CodeGrant): Promise<void> {
-    return this.#run(async () => {
-      const spent = { sessionId: grant.sessionId, expiresAt: grant.expiresAt };
-      await this.#put('spent', grant.code, spent, grant.expiresAt);
-    });
-  }
-
-  spentCodeSession(code: string): Promise<string | undefined> {
-    return this.#run(async () => {
-      const spent = this.#parse(await this.#redis.get(this.#key('spent', code)), spentSchema, 'spent code');
-      return spent !== undefined && spent.expiresAt > this.#clock.nowSeconds() ? spent.sessionId : undefined;
-    });
-  }
-
-  addPushedRequest(request: PushedRequest): Promise<void> {
-    return this.#run(async () => {
-      await this.#put('par', request.requestUri, request, request.expiresAt);
-    });
-  }
-
-  takePushedRequest(requestUri: string): Promise<PushedRequest | undefined> {
-    return this.#run(async () => {
-      const raw = await this.#redis.getdel(this.#key('par', requestUri));
-      return this.#parse(raw, pushedSchema, 'pushed request');
-    });
-  }
-
-  addBackchannelRequest(request: BackchannelRequest): Promise<void> {
-    return this.#run(async () => {
-      const until = request.expiresAt + BACKCHANNEL_KEEP_S;
-      const multi = this.#redis
-        .multi()
-        .set(this.#key('backchannel', request.id), JSON.stringify(request), 'PX', this.#ttl(until))
-        .sadd(this.#key('backchannel-ids', 'all'), request.id);
-      if (request.userCode !== undefined)
-        multi.set(this.#key('user-code', request.userCode), request.id, 'PX', this.#ttl(until));
-      await multi.exec();
-    });
-  }
-
-  backchannelRequest(id: string): Promise<BackchannelRequest | undefined> {
-    return this.#run(async () =>
-      this.#parse(
-        await this.#redis.get(this.#key('backchannel', id)),
-        backchannelSchema,
-        'back-channel request',
-      ),
-    );
-  }
-
-  deviceCodeOf(userCode: string): Promise<string | undefined> {
-    return this.#run(async () => (await this.#redis.get(this.#key('user-code', userCode))) ?? undefined);
-  }
-
-  changeBackchannelRequest<T>(
-    id: string,
-    change: (current: BackchannelRequest | undefined) => BackchannelChange<T>,
-  ): Promise<T> {
-    return this.#run(async () => {
-      const key = this.#key('backchannel', id);
-      for (let attempt = 1; ; attempt++) {
-        const raw = await this.#redis.get(key);
-        const current = this.#parse(raw, backchannelSchema, 'back-channel request');
-        const { next, result } = change(current);
-        if (next === undefined) return result;
-        const value = next === null ? '' : JSON.stringify(next);
-        const px = next === null ? 0 : this.#ttl(next.expiresAt + BACKCHANNEL_KEEP_S);
-        const done = await this.#redis.eval(
-          CHANGE_SCRIPT,
-          2,
-          key,
-          this.#key('backchannel-ids', 'all'),
-          raw ?? '',
-          id,
-          value,
-          String(px),
-        );
-        if (done === 1) return result;
-        if (attempt >= CHANGE_ATTEMPTS)
-          throw new StoreError(`back-channel request ${id} kept changing under ${CHANGE_ATTEMPTS} attempts`);
-      }
-    });
-  }
-
-  backchannelRequests(): Promise<BackchannelRequest[]> {
-    return this.#run(async () => {
-      const index = this.#key('backchannel-ids', 'all');
-      const ids = await this.#redis.smembers(index);
-      if (ids.length === 0) return [];
-      const raws = await this.#redis.mget(ids.map((id) => this.#key('backchannel', id)));
-      const out: BackchannelRequest[] = [];
-      const gone: string[] = [];
-      raws.forEach((raw, i) => {
-        const request = this.#parse(raw, backchannelSchema, 'back-channel request');
-        if (request !== undefined) out.push(request);
-        else gone.push(ids[i] as string);
-      });
-      if (gone.length > 0) await this.#redis.srem(index, ...gone);
       return out;
     });
   }
 
-  revoke(jti: string, exp: number): Promise<void> {
+  clear<T>(kind: RecordKind<T>): Promise<void> {
     return this.#run(async () => {
-      await this.#redis.set(this.#key('revoked', jti), String(exp), 'PX', this.#ttl(exp));
+      const k = kind as RecordKind<unknown>;
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.#redis.scan(
+          cursor,
+          'MATCH',
+          `${this.#prefix}${kind.name}:*`,
+          'COUNT',
+          500,
+        );
+        if (keys.length > 0) await this.#redis.unlink(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      await this.#redis.del(this.#orderKey(k), this.#expiryKey(k));
     });
   }
-
-  isRevoked(jti: string | undefined): Promise<boolean> {
-    if (jti === undefined) return Promise.resolve(false);
-    return this.#run(async () => (await this.#redis.exists(this.#key('revoked', jti))) === 1);
-  }
-
-  useAssertion(clientId: string, jti: string, exp: number, options: AssertionOptions = {}): Promise<boolean> {
-    return this.#run(async () => {
-      const key = this.#key('jti', `${clientId}\u0000${jti}`);
-      // By the mock clock only: kept for the mock time left to exp, in real time (Redis cannot follow a
-      // mock clock, and one that is frozen or real never passes exp sooner than that).
-      // Otherwise kept until both the mock and the real clock have passed exp (+ tolerance), as the memory
-      // store does, and a day more.
-      const realNow = Math.floor(Clock.realMs() / 1000);
-      const ms =
-        options.mockClockOnly === true
-          ? Math.max(exp - this.#clock.nowSeconds(), 1) * 1000
-          : (Math.max(exp - Math.min(this.#clock.nowSeconds(), realNow), 0) + ASSERTION_TOLERANCE_S) * 1000 +
-            CLEANUP_MS;
-      const ok = await this.#redis.set(key, String(exp), 'PX', ms, 'NX');
-      return ok === 'OK';
-    });
-  }
-
-  async close(): Promise<void> {}
 }
 
 /**
@@ -621,7 +422,14 @@ class RedisBackend implements StoreBackend {
           .catch(() => undefined);
       },
     };
-    return new RedisStateStore(parts, clock);
+    return new RealmState(
+      {
+        records: new RedisRecords(parts, clock),
+        faults: new RedisFaults(parts),
+        journal: new RedisJournal(parts),
+      },
+      clock,
+    );
   }
 
   async shared(

@@ -1,5 +1,6 @@
 // The state-store contract: where a realm keeps sessions, authorization codes, revoked tokens, used assertion
-// ids and ended-session tombstones. Async, so a shared store (Redis) can implement it as the memory one does.
+// ids and ended-session tombstones. Async, so a shared store (Redis) can hold it as the memory one does. One
+// implementation (realm-state.ts) over a small record store (record-store.ts: memory or Redis).
 import type { FaultStore } from './faults.js';
 import type { JournalStore } from './journal.js';
 import type { ApiVersion, Method } from '../fixtures/versions.js';
