@@ -91,23 +91,25 @@ return out
 /**
  * Writes back what a store that came back empty lost, unless the seed marker (KEYS[1]) is there again with a
  * version (KEYS[2]) as late as this one: one atomic step, so of several replicas noticing it the one that
- * had applied the latest version wins, and the others adopt. KEYS[2] the version,
+ * had applied the latest version wins, and the others adopt, writing back only the shared values the winner
+ * did not hold (made on first use, the EC key say: a replica that never used it re-seeds without it). KEYS[2] the version,
  * KEYS[3] the QA hash, KEYS[4] the registered clients, KEYS[5..] the values shared at start; ARGV: the marker,
  * the version, the number of QA fields then their field/value pairs, the same for the clients, then one value
  * per shared key.
  */
 const RESEED_SCRIPT = `
+local qa = 3
+local clients = qa + 2 * tonumber(ARGV[qa]) + 1
+local values = clients + 2 * tonumber(ARGV[clients])
 local stored = tonumber(redis.call('GET', KEYS[2]) or '')
-if redis.call('EXISTS', KEYS[1]) == 1 and stored ~= nil and stored >= tonumber(ARGV[2]) then return 0 end
-local i = 3
-local n = tonumber(ARGV[i])
-for j = 1, n do redis.call('HSET', KEYS[3], ARGV[i + 2 * j - 1], ARGV[i + 2 * j]) end
-i = i + 2 * n + 1
-n = tonumber(ARGV[i])
+if redis.call('EXISTS', KEYS[1]) == 1 and stored ~= nil and stored >= tonumber(ARGV[2]) then
+  for k = 5, #KEYS do redis.call('SET', KEYS[k], ARGV[values + k - 4], 'NX') end
+  return 0
+end
+for j = 1, tonumber(ARGV[qa]) do redis.call('HSET', KEYS[3], ARGV[qa + 2 * j - 1], ARGV[qa + 2 * j]) end
 redis.call('DEL', KEYS[4])
-for j = 1, n do redis.call('HSET', KEYS[4], ARGV[i + 2 * j - 1], ARGV[i + 2 * j]) end
-i = i + 2 * n
-for k = 5, #KEYS do redis.call('SET', KEYS[k], ARGV[i + k - 4]) end
+for j = 1, tonumber(ARGV[clients]) do redis.call('HSET', KEYS[4], ARGV[clients + 2 * j - 1], ARGV[clients + 2 * j]) end
+for k = 5, #KEYS do redis.call('SET', KEYS[k], ARGV[values + k - 4]) end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SET', KEYS[1], ARGV[1])
 return 1

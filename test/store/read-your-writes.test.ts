@@ -216,6 +216,23 @@ describe.skipIf(SKIP_REDIS)('replicas read their writes and survive an emptied R
     await after(a, b, held);
   });
 
+  it('re-seeded first by a replica that never used the EC key: the one that did writes it back', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const held = await before(a);
+    const admin = new Redis(redis.url);
+    try {
+      // B, which has not published the EC key (made on first use, at A), notices first: its re-seeding
+      // runs first once writes resume, and cannot write back a key it does not hold.
+      await admin.multi().flushall().client('PAUSE', '500', 'WRITE').exec();
+      expect((await health(b)).status).toBe(503);
+    } finally {
+      admin.disconnect();
+    }
+    for (const idp of [a, b])
+      await expect.poll(async () => (await health(idp)).json, { timeout: 10_000 }).toEqual({ status: 'UP' });
+    await after(a, b, held);
+  });
+
   it("a real restart of redis-server without persistence (--save ''): re-seeded on reconnect", async () => {
     const [a, b] = [await replica(), await replica()];
     const held = await before(a);
