@@ -2,7 +2,8 @@
 // the store (realm name → its representation, or that it was deleted) with a version counter. Admin requests
 // and requests for a realm not started with the process read the counter first and, when it moved, apply the
 // list: a realm made at one replica is served by the next request at any, and a deleted one is gone there.
-// An idle process also polls a few times a second. A store that comes back empty gets the list back from the
+// A request for a realm started with the process reads the list when the realm's own shared state moved (a
+// deletion moves it), before it is answered. An idle process also polls a few times a second. A store that comes back empty gets the list back from the
 // replicas.
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import type { Logger } from '../log.js';
@@ -73,7 +74,8 @@ export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger
       }
       const text = parsed.text ?? '';
       if (applied.get(name) === text) continue;
-      if (table.has(name) && (text === '' || applied.has(name))) table.drop(name);
+      // A realm deleted, or made again (also one started with the process: the list's is served instead).
+      if (table.has(name)) table.drop(name);
       if (text !== '' && !table.has(name)) {
         try {
           await table.add(JSON.parse(text) as KeycloakRealmRepresentation);

@@ -541,13 +541,14 @@ class RedisStateStore implements StateStore {
 
 /**
  * Writes a shared value (ARGV[1] kind, ARGV[2] value) if the version (KEYS[2]) is still ARGV[3] ('0': none);
- * new fixtures end the registered clients (KEYS[3]). The new version, or -1 when another change came first.
+ * new fixtures end the registered clients (KEYS[3]) unless ARGV[4] is '1' (a change through the admin API).
+ * The new version, or -1 when another change came first.
  */
 const WRITE_IF_SCRIPT = `
 local current = redis.call('GET', KEYS[2]) or '0'
 if current ~= ARGV[3] then return -1 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if ARGV[1] == 'fixtures' then redis.call('DEL', KEYS[3]) end
+if ARGV[1] == 'fixtures' and ARGV[4] ~= '1' then redis.call('DEL', KEYS[3]) end
 return redis.call('INCR', KEYS[2])
 `;
 
@@ -563,6 +564,23 @@ const CREATE_REALM_SCRIPT = `
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if current and not string.find(current, '"deleted":true', 1, true) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('INCR', KEYS[2])
+return 1
+`;
+
+/** The set of the names of a realm's values shared at start (keys, realm secret). */
+const sharedNamesKey = (prefix: string): string => `${prefix}shared-names`;
+
+/**
+ * Records a realm deleted (KEYS[1] the list, ARGV[1] its name, ARGV[2] the record): drops its QA state
+ * (KEYS[5]), its registered clients (ARGV[4]) and its values shared at start (those KEYS[4] names, under the
+ * prefix ARGV[3]); moves its version (KEYS[3]) and the list's (KEYS[2]).
+ */
+const REMOVE_REALM_SCRIPT = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+for _, name in ipairs(redis.call('SMEMBERS', KEYS[4])) do redis.call('DEL', ARGV[3] .. name) end
+redis.call('DEL', KEYS[4], KEYS[5], ARGV[4])
+redis.call('INCR', KEYS[3])
 redis.call('INCR', KEYS[2])
 return 1
 `;
@@ -654,6 +672,9 @@ class RedisBackend implements StoreBackend {
     let values = this.#sharedValues.get(realm);
     if (values === undefined) this.#sharedValues.set(realm, (values = new Map()));
     values.set(key, value);
+    // Named in the realm's list of shared values: deleting the realm deletes them (a realm made again under
+    // its name makes its own keys and secret).
+    await this.#redis.sadd(sharedNamesKey(`mock-idp:${realm}:`), name).catch(() => undefined);
     return value;
   }
 
@@ -703,7 +724,7 @@ class RedisBackend implements StoreBackend {
           const made = results?.[results.length - 1]?.[1];
           return { version: typeof made === 'number' ? made : Number.NaN };
         }),
-      writeIf: (kind, value, expected) =>
+      writeIf: (kind, value, expected, keepClients) =>
         this.#run(async () => {
           const made = await this.#redis.eval(
             WRITE_IF_SCRIPT,
@@ -714,6 +735,7 @@ class RedisBackend implements StoreBackend {
             kind,
             value,
             expected,
+            keepClients === true ? '1' : '0',
           );
           return typeof made === 'number' && made > 0 ? { version: made } : undefined;
         }),
@@ -768,6 +790,11 @@ class RedisBackend implements StoreBackend {
     };
   };
 
+  forget(realm: string): void {
+    this.#sharedValues.delete(realm);
+    this.#down.delete(realm);
+  }
+
   sharedRealms: SharedRealms = {
     version: () => this.#run(async () => (await this.#redis.get(REALMS_VERSION)) ?? null),
     read: () => this.#run(() => this.#redis.hgetall(REALMS)),
@@ -786,13 +813,23 @@ class RedisBackend implements StoreBackend {
     remove: (name) =>
       this.#run(async () => {
         const prefix = `mock-idp:${name}:`;
-        await this.#redis
-          .multi()
-          .hset(REALMS, name, JSON.stringify({ deleted: true }))
-          .del(`${prefix}qa`, `${prefix}clients`)
-          .incr(versionKey(prefix))
-          .incr(REALMS_VERSION)
-          .exec();
+        // The values shared at start go too (its signing keys, encryption key and realm secret): a realm made
+        // again under the name makes its own, as Keycloak does. The version moves, so that the next request
+        // for the realm at every replica finds it deleted.
+        await this.#redis.eval(
+          REMOVE_REALM_SCRIPT,
+          5,
+          REALMS,
+          REALMS_VERSION,
+          versionKey(prefix),
+          sharedNamesKey(prefix),
+          `${prefix}qa`,
+          name,
+          JSON.stringify({ deleted: true }),
+          prefix,
+          `${prefix}clients`,
+        );
+        this.#sharedValues.delete(name);
       }),
   };
 
