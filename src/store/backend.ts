@@ -118,8 +118,8 @@ export interface SharedRealms {
   /** Records a new realm unless one of that name is there (not deleted); false when it is. */
   create(name: string, text: string): Promise<boolean>;
   /**
-   * Records that a realm was deleted, and drops its shared changes (its QA state, registered clients) and
-   * its values shared at start (keys, realm secret).
+   * Records that a realm was deleted, and drops everything it kept: its shared changes (QA state,
+   * registered clients), sessions, codes, and its values shared at start (keys, realm secret).
    */
   remove(name: string): Promise<void>;
 }

@@ -568,23 +568,6 @@ redis.call('INCR', KEYS[2])
 return 1
 `;
 
-/** The set of the names of a realm's values shared at start (keys, realm secret). */
-const sharedNamesKey = (prefix: string): string => `${prefix}shared-names`;
-
-/**
- * Records a realm deleted (KEYS[1] the list, ARGV[1] its name, ARGV[2] the record): drops its QA state
- * (KEYS[5]), its registered clients (ARGV[4]) and its values shared at start (those KEYS[4] names, under the
- * prefix ARGV[3]); moves its version (KEYS[3]) and the list's (KEYS[2]).
- */
-const REMOVE_REALM_SCRIPT = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-for _, name in ipairs(redis.call('SMEMBERS', KEYS[4])) do redis.call('DEL', ARGV[3] .. name) end
-redis.call('DEL', KEYS[4], KEYS[5], ARGV[4])
-redis.call('INCR', KEYS[3])
-redis.call('INCR', KEYS[2])
-return 1
-`;
-
 class RedisBackend implements StoreBackend {
   readonly kind = 'redis';
   readonly #redis: RedisClient;
@@ -672,9 +655,6 @@ class RedisBackend implements StoreBackend {
     let values = this.#sharedValues.get(realm);
     if (values === undefined) this.#sharedValues.set(realm, (values = new Map()));
     values.set(key, value);
-    // Named in the realm's list of shared values: deleting the realm deletes them (a realm made again under
-    // its name makes its own keys and secret).
-    await this.#redis.sadd(sharedNamesKey(`mock-idp:${realm}:`), name).catch(() => undefined);
     return value;
   }
 
@@ -813,22 +793,25 @@ class RedisBackend implements StoreBackend {
     remove: (name) =>
       this.#run(async () => {
         const prefix = `mock-idp:${name}:`;
-        // The values shared at start go too (its signing keys, encryption key and realm secret): a realm made
-        // again under the name makes its own, as Keycloak does. The version moves, so that the next request
-        // for the realm at every replica finds it deleted.
-        await this.#redis.eval(
-          REMOVE_REALM_SCRIPT,
-          5,
-          REALMS,
-          REALMS_VERSION,
-          versionKey(prefix),
-          sharedNamesKey(prefix),
-          `${prefix}qa`,
-          name,
-          JSON.stringify({ deleted: true }),
-          prefix,
-          `${prefix}clients`,
-        );
+        // Everything the realm kept goes: its sessions, codes, faults and journal, and the values shared at
+        // start (signing keys, encryption key, realm secret), so a realm made again under the name is a new
+        // one, with its own keys, as in Keycloak. Only its version and seed marker stay: the version moves, so
+        // the next request for the realm at every replica finds it deleted.
+        const keep = new Set([versionKey(prefix), markerKey(prefix)]);
+        let cursor = '0';
+        do {
+          const [next, keys] = await this.#redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+          const gone = keys.filter((key) => !keep.has(key));
+          if (gone.length > 0) await this.#redis.unlink(...gone);
+          cursor = next;
+        } while (cursor !== '0');
+        await this.#redis
+          .multi()
+          .hset(REALMS, name, JSON.stringify({ deleted: true }))
+          .del(`${prefix}qa`, `${prefix}clients`)
+          .incr(versionKey(prefix))
+          .incr(REALMS_VERSION)
+          .exec();
         this.#sharedValues.delete(name);
       }),
   };
