@@ -2,11 +2,22 @@
 // it: a realm, clients, roles, groups and users made through it, then their tokens got with openid-client and
 // verified with jose, role by role.
 import KcAdminClient from '@keycloak/keycloak-admin-client';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Claims } from '../helpers/jwt.js';
-import { useIdp } from '../helpers/server.js';
+import { postForm } from '../helpers/http.js';
+import { startIdp, useIdp } from '../helpers/server.js';
+
+const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
 
 const insecure = { execute: [client.allowInsecureRequests] };
 const idp = useIdp({ fixtures: [], seed: 'admin-api' });
@@ -638,6 +649,43 @@ describe('what an admin change keeps, and what a realm made again does not', () 
     const fresh = await fetch(`${issuer}/protocol/openid-connect/certs`);
     const kids = ((await fresh.json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
     expect(kids).not.toContain(oldKid);
+  });
+
+  it('a fixture realm deleted and made again has a new signing key and new generated client secrets', async () => {
+    const own = await startIdp({ fixtures: ACME });
+    try {
+      const atOwn = new KcAdminClient({ baseUrl: own.url, realmName: 'master' });
+      await atOwn.auth({
+        username: 'admin',
+        password: 'admin',
+        grantType: 'password',
+        clientId: 'admin-cli',
+      });
+      atOwn.setConfig({ realmName: 'acme' });
+      /** The secret generated for `legacy-saml`, a confidential client the file gives none. */
+      const madeSecret = async (): Promise<string> => {
+        const [legacy] = await atOwn.clients.find({ clientId: 'legacy-saml' });
+        return (await atOwn.clients.getClientSecret({ id: legacy!.id! })).value ?? '';
+      };
+      const before = await madeSecret();
+      const answer = await postForm(`${own.url}/realms/acme/protocol/openid-connect/token`, {
+        grant_type: 'client_credentials',
+        client_id: 'billing-job',
+        client_secret: 'job-secret',
+      });
+      expect(answer.status).toBe(200);
+      const old = String(answer.json['access_token']);
+      await atOwn.realms.del({ realm: 'acme' });
+      await atOwn.realms.create(JSON.parse(readFileSync(ACME, 'utf8')) as Record<string, unknown>);
+      const jwks = (await (
+        await fetch(`${own.url}/realms/acme/protocol/openid-connect/certs`)
+      ).json()) as JSONWebKeySet;
+      expect(jwks.keys.map((k) => k.kid)).not.toContain(decodeProtectedHeader(old).kid);
+      await expect(jwtVerify(old, createLocalJWKSet(jwks))).rejects.toThrow();
+      expect(await madeSecret()).not.toBe(before);
+    } finally {
+      await own.close();
+    }
   });
 
   it('renames a realm role and a client role, as Keycloak does: mappings and composites follow', async () => {
