@@ -1,10 +1,10 @@
 // A change through the admin API: the realm's Keycloak representation edited, then swapped in as a fixtures
 // replacement at run time is (checked like a file, its text kept in the store for the replicas, who read it as
-// a PUT /mock/fixtures; in effect for the next token, gone when the fixtures are replaced). Unlike a PUT
-// /mock/fixtures, the clients made by dynamic registration stay (in Keycloak they are ordinary clients). Here it is read
+// a PUT /mock/fixtures; in effect for the next token, gone when the fixtures are replaced). Here it is read
 // as an object, without the text's YAML reading: that costs ten times more. Browser sessions stay, as in
-// Keycloak. One change at a time per realm, after catching up with what the other replicas changed, and
-// made again on top of a change another replica published meanwhile (none is lost).
+// Keycloak, and so do the clients made by dynamic registration (ordinary clients in Keycloak). One change at
+// a time per realm, after catching up with what the other replicas changed, and made again on top of a change
+// another replica published meanwhile (none is lost).
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { fixturesFromObject } from '../fixtures/load.js';
