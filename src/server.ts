@@ -593,6 +593,10 @@ export async function serveMockIdp(
         const [gone] = index >= 0 ? running.splice(index, 1) : [];
         gone?.backchannel.close();
         gone?.provider.qaShare?.close();
+        // Deleted: what it shared is forgotten (unless another of its name serves: two made at once).
+        const name = gone?.provider.realm.name;
+        if (name !== undefined && !running.some((r) => r.provider.realm.name === name))
+          backend.forget?.(name);
       },
       ...(backend.sharedRealms !== undefined ? { shared: backend.sharedRealms } : {}),
       onClose: (stop) => stops.push(stop),

@@ -202,8 +202,9 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
       const p = await ctx.provider(req);
       const body = parseBody(roleInput, req.body, 'role representation');
       await changeRealm(p, (rep) => {
-        const { role } = clientRole(rep, String(req.params['id']), String(req.params['role']));
-        updateRole(role, body as Partial<RoleRepresentation>);
+        const { client, role } = clientRole(rep, String(req.params['id']), String(req.params['role']));
+        const roles = clientRolesOf(rep, client.clientId);
+        updateRole(rep, role, body as Partial<RoleRepresentation>, roles, client.clientId);
       });
       res.status(204).end();
     }),

@@ -2,8 +2,9 @@
 // replacement at run time is (checked like a file, its text kept in the store for the replicas, who read it as
 // a PUT /mock/fixtures; in effect for the next token, gone when the fixtures are replaced). Here it is read
 // as an object, without the text's YAML reading: that costs ten times more. Browser sessions stay, as in
-// Keycloak. One change at a time per realm, after catching up with what the other replicas changed, and
-// made again on top of a change another replica published meanwhile (none is lost).
+// Keycloak, and so do the clients made by dynamic registration (ordinary clients in Keycloak). One change at
+// a time per realm, after catching up with what the other replicas changed, and made again on top of a change
+// another replica published meanwhile (none is lost).
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { fixturesFromObject } from '../fixtures/load.js';
@@ -41,13 +42,17 @@ export function changeRealm<T>(p: Provider, edit: (rep: KeycloakRealmRepresentat
         try {
           // Read as an object (the text's YAML reading, the slow part, is for the replicas, on a worker).
           const loaded = { ...fixturesFromObject(rep, p.realm.source), baseDir: p.realm.baseDir };
-          p.replaceRealm(await buildRealm(loaded), { keepBrowserSessions: true });
+          p.replaceRealm(await buildRealm(loaded), {
+            keepBrowserSessions: true,
+            keepRegisteredClients: true,
+          });
         } catch (err) {
           if (!(err instanceof FixturesError)) throw err;
           throw badRequest(err.problems.map((problem) => formatProblem(err.source, problem)).join('; '));
         }
         p.fixturesText = text;
-        if (p.qaShare === undefined || (await p.qaShare.publishIfCurrent('fixtures'))) return result;
+        if (p.qaShare === undefined || (await p.qaShare.publishIfCurrent('fixtures', { keepClients: true })))
+          return result;
         if (attempt >= ATTEMPTS)
           throw new AdminError(409, {
             errorMessage: `Realm "${p.realm.name}" kept changing at other replicas: try again`,

@@ -11,6 +11,7 @@ import { clientsOf, realmRolesOf, usersOf } from './resources.js';
 import { created, handle, keycloakOf, type AdminContext } from './http.js';
 import type { Provider } from '../realm/provider.js';
 import { z } from 'zod';
+import { uniqueId } from '../ids.js';
 
 /** The parts of a realm representation its own endpoints answer for: not in the realm's settings. */
 const PARTS = new Set([
@@ -59,6 +60,16 @@ export function realmRoutes(router: Router, ctx: AdminContext): void {
       if (ctx.realms.create === undefined) throw badRequest('Realms cannot be created here');
       if (ctx.realms.get(rep.realm) !== undefined) throw conflict(`Conflict detected. See logs for details`);
       giveIds(rep);
+      // A confidential client sent without a secret gets a new one, as in Keycloak: a realm deleted and made
+      // again does not bring back the old secrets (a file's realm derives them from the names instead).
+      for (const c of rep.clients ?? [])
+        if (
+          c.publicClient !== true &&
+          c.bearerOnly !== true &&
+          (c.secret === undefined || c.secret === '') &&
+          (c.clientAuthenticatorType === undefined || c.clientAuthenticatorType === 'client-secret')
+        )
+          c.secret = uniqueId().replaceAll('-', '');
       rep.users ??= [];
       rep.clients ??= [];
       try {

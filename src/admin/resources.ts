@@ -9,7 +9,7 @@ import type {
 } from '../fixtures/keycloak/schema.js';
 import type { KeycloakRealm, RoleSet } from '../fixtures/keycloak/model.js';
 import { nameUuid } from '../ids.js';
-import { badRequest, notFound } from './errors.js';
+import { badRequest, conflict, notFound } from './errors.js';
 
 type Rep = KeycloakRealmRepresentation;
 
@@ -164,10 +164,63 @@ export function ownRealmRole(rep: Rep, kc: KeycloakRealm | undefined, name: stri
   return builtIn;
 }
 
-/** `PUT` of a role (realm or client): merges the fields sent; a new name is refused (renaming is not supported). */
-export function updateRole(role: RoleRepresentation, body: Partial<RoleRepresentation>): void {
+/** Renames every mention of a realm role (or a client's role) in users, groups, composites and default roles. */
+export function renameRole(rep: Rep, from: string, to: string, client?: string): void {
+  const swap = (list: string[]): string[] => list.map((n) => (n === from ? to : n));
+  const rename = (holder: {
+    realmRoles?: string[] | undefined;
+    clientRoles?: Record<string, string[]> | undefined;
+  }): void => {
+    if (client === undefined) {
+      if (holder.realmRoles !== undefined) holder.realmRoles = swap(holder.realmRoles);
+    } else if (holder.clientRoles?.[client] !== undefined)
+      holder.clientRoles[client] = swap(holder.clientRoles[client]);
+  };
+  for (const u of rep.users ?? []) rename(u);
+  for (const { group } of allGroups(rep)) rename(group);
+  const roles = [
+    ...(rep.roles?.realm ?? []),
+    ...Object.values(rep.roles?.client ?? {}).flat(),
+    ...(rep.defaultRole !== undefined ? [rep.defaultRole as RoleRepresentation] : []),
+  ];
+  for (const role of roles) {
+    const c = role.composites;
+    if (c === undefined) continue;
+    if (client === undefined) {
+      if (c.realm !== undefined) c.realm = swap(c.realm);
+    } else if (c.client?.[client] !== undefined) c.client[client] = swap(c.client[client]);
+  }
+  // Files older than Keycloak 13 list the default roles by name.
+  if (client === undefined) {
+    if (rep.defaultRoles !== undefined) rep.defaultRoles = swap(rep.defaultRoles);
+  } else
+    for (const c of rep.clients ?? [])
+      if (c.clientId === client && c.defaultRoles !== undefined) c.defaultRoles = swap(c.defaultRoles);
+}
+
+/**
+ * `PUT` of a role (realm or client): merges the fields sent. A new name renames it, as Keycloak does: every
+ * mapping, composite and default role naming it follows; a name another role of `siblings` has is a 409.
+ * `client` is the clientId of a client role.
+ */
+export function updateRole(
+  rep: Rep,
+  role: RoleRepresentation,
+  body: Partial<RoleRepresentation>,
+  siblings: readonly RoleRepresentation[],
+  client?: string,
+): void {
   const { id: _id, name, ...fields } = body;
-  if (name !== undefined && name !== role.name)
-    throw badRequest('Renaming a role is not supported here: create the new role and map it instead');
+  if (name !== undefined && name !== role.name) {
+    if (name.trim() === '') throw badRequest('Role name cannot be empty');
+    if (siblings.some((r) => r !== role && r.name === name)) throw conflict('Role with same name exists');
+    if (
+      client === undefined &&
+      role.name === (rep.defaultRole?.name ?? `default-roles-${rep.realm.toLowerCase()}`)
+    )
+      throw badRequest("The realm's default role cannot be renamed here");
+    renameRole(rep, role.name, name, client);
+    role.name = name;
+  }
   Object.assign(role, fields);
 }

@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound } from './errors.js';
 import { parseBody, roleInput, roleRefs } from './input.js';
 import {
   addNames,
+  clientRolesOf,
   forgetRole,
   ownRealmRole,
   realmRoleList,
@@ -102,7 +103,7 @@ export function roleRoutes(router: Router, ctx: AdminContext): void {
       const body = parseBody(roleInput, req.body, 'role representation');
       await changeRealm(p, (rep) => {
         const role = ownRealmRole(rep, p.realm.keycloak, String(req.params['role']));
-        updateRole(role, body as Partial<RoleRepresentation>);
+        updateRole(rep, role, body as Partial<RoleRepresentation>, realmRoleList(rep, p.realm.keycloak));
       });
       res.status(204).end();
     }),
@@ -164,6 +165,20 @@ export function roleRoutes(router: Router, ctx: AdminContext): void {
           ? realmIdOf(rep)
           : (rep.clients?.find((c) => c.clientId === client)?.id ?? client);
       res.json(roleOut(role, containerId, client !== undefined));
+    }),
+  );
+  router.put(
+    '/:realm/roles-by-id/:id',
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const body = parseBody(roleInput, req.body, 'role representation');
+      await changeRealm(p, (rep) => {
+        const { role, client } = target(rep, p.realm.keycloak, req.params, true);
+        const siblings =
+          client === undefined ? realmRoleList(rep, p.realm.keycloak) : clientRolesOf(rep, client);
+        updateRole(rep, role, body as Partial<RoleRepresentation>, siblings, client);
+      });
+      res.status(204).end();
     }),
   );
   router.get(

@@ -151,8 +151,13 @@ export function createApp(
       router(req, res, next);
     };
   };
+  /** The realm's hooks, and whether it is still the one served under its name. */
+  const hooksOf = (p: Provider, hooks: RealmHooks | undefined): RealmHooks => ({
+    ...hooks,
+    served: () => serving.get(p.realm.name)?.provider === p,
+  });
   for (const { provider: p, hooks } of realms) {
-    const router = createRealmRouter(p, hooks);
+    const router = createRealmRouter(p, hooksOf(p, hooks));
     serving.set(p.realm.name, { provider: p, router });
     app.use(realmBasePath(p.realm.name, relativePath), enter(p, router));
   }
@@ -166,7 +171,7 @@ export function createApp(
       if (made !== undefined && !serving.has(made.provider.realm.name))
         serving.set(made.provider.realm.name, {
           provider: made.provider,
-          router: createRealmRouter(made.provider, made.hooks),
+          router: createRealmRouter(made.provider, hooksOf(made.provider, made.hooks)),
         });
       built = true;
     });
@@ -182,8 +187,9 @@ export function createApp(
     }
     serving.set(rep.realm, {
       provider: made.provider,
-      router: createRealmRouter(made.provider, made.hooks),
+      router: createRealmRouter(made.provider, hooksOf(made.provider, made.hooks)),
     });
+    if (sharing !== undefined) made.provider.syncRealms = () => sharing.sync();
     return true;
   };
   const dropLocal = (name: string): boolean => {
@@ -209,7 +215,12 @@ export function createApp(
           log,
         )
       : undefined;
-  if (sharing !== undefined) lifecycle?.onClose?.(() => sharing.close());
+  if (sharing !== undefined) {
+    lifecycle?.onClose?.(() => sharing.close());
+    // A realm's shared state that moved may mean the realm was deleted (or made again) at another replica:
+    // the request that saw it moving takes over the realm list first.
+    for (const { provider } of serving.values()) provider.syncRealms = () => sharing.sync();
+  }
   app.use(`${relativePath}/admin/realms`, (req, res, next) => {
     afterLater(() => {
       const go = (): void => {

@@ -31,6 +31,12 @@ export interface RealmHooks {
   beforeEndpoint?: (name: EndpointName, req: Request, res: Response) => Promise<boolean> | boolean;
   /** Mounts extra routes under the realm base (the QA API). */
   realmRoutes?: (router: express.Router) => void;
+  /**
+   * Whether the realm is still served here (shared store: the check before an endpoint may have found it
+   * deleted, or deleted and made again, at another replica); when not, the request leaves this realm's
+   * router and is routed afresh by name.
+   */
+  served?: () => boolean;
 }
 
 /** The methods the JSON endpoints allow; anything else is 405 with Allow. */
@@ -58,7 +64,11 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
       const go = hooks.beforeEndpoint?.(name, req, res) ?? true;
       if (go === true) return next();
       if (go === false) return undefined;
-      return go.then((ok) => (ok ? next() : undefined));
+      return go.then((ok) => {
+        if (!ok) return undefined;
+        if (hooks.served?.() === false) return next('router');
+        return next();
+      });
     };
 
   realm.use(cors(p));

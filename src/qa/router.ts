@@ -37,7 +37,7 @@ function jsonBody(limit: string): express.RequestHandler {
 
 export interface QaApi {
   /** Hooks for createApp: fault injection before endpoints, and the /mock routes. */
-  hooks: Required<RealmHooks>;
+  hooks: Required<Pick<RealmHooks, 'beforeEndpoint' | 'realmRoutes'>>;
   faults: FaultInjector;
   /** POST /mock/tokens in-process; `issuer` is the realm base the token names. */
   mint(issuer: string, request: unknown): Promise<MintedToken>;

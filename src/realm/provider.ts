@@ -34,9 +34,10 @@ export interface QaShare {
   publish(kind: SharedKind): Promise<void>;
   /**
    * Publishes `kind` only if no other change was published since this process last caught up; false when
-   * one was (catch up, then make the change again).
+   * one was (catch up, then make the change again). New fixtures end the registered clients unless
+   * `keepClients` (a change through the admin API).
    */
-  publishIfCurrent(kind: SharedKind): Promise<boolean>;
+  publishIfCurrent(kind: SharedKind, options?: { keepClients?: boolean }): Promise<boolean>;
   /** Takes over what the other replicas published (also run by the poller). */
   pull(): Promise<void>;
   /** Like pull, but after any pull already under way: what was published before this call is taken over. */
@@ -78,6 +79,11 @@ export class Provider implements RealmContext {
   fixturesText: string | undefined;
   /** With a shared store: publishes QA changes (clock, keys, fixtures) to the other replicas. */
   qaShare: QaShare | undefined;
+  /**
+   * With a shared store: takes over the realms made and deleted at other replicas (set by the app). Run when
+   * the realm's shared state moved, as a deletion there moves it: this realm may be gone.
+   */
+  syncRealms: (() => Promise<void>) | undefined;
 
   constructor(init: {
     realm: Realm;
@@ -138,9 +144,18 @@ export class Provider implements RealmContext {
 
   /**
    * Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end (not
-   * for a change through the admin API, `keepBrowserSessions`, as in Keycloak).
+   * for a change through the admin API, `keepBrowserSessions`, as in Keycloak), and so do the registered
+   * clients (not for a change through the admin API, `keepRegisteredClients`).
    */
-  replaceRealm(realm: Realm, options: { keepBrowserSessions?: boolean } = {}): void {
+  replaceRealm(
+    realm: Realm,
+    options: { keepBrowserSessions?: boolean; keepRegisteredClients?: boolean } = {},
+  ): void {
+    // A change through the admin API keeps the clients made by dynamic registration (ordinary clients in
+    // Keycloak); a fixture client of the same id wins.
+    if (options.keepRegisteredClients === true)
+      for (const client of this.#realm.clients.values())
+        if (client.registration !== undefined && !realm.clients.has(client.id)) addClient(realm, client);
     this.#realm = realm;
     if (options.keepBrowserSessions !== true) this.#generation++;
     this.#rememberEndedSessions();

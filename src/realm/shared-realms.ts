@@ -2,8 +2,9 @@
 // the store (realm name → its representation, or that it was deleted) with a version counter. Admin requests
 // and requests for a realm not started with the process read the counter first and, when it moved, apply the
 // list: a realm made at one replica is served by the next request at any, and a deleted one is gone there.
-// An idle process also polls a few times a second. A store that comes back empty gets the list back from the
-// replicas.
+// A request for a realm started with the process reads the list when the realm's own shared state moved (a
+// deletion moves it), before it is answered. An idle process also polls a few times a second. A store that
+// comes back empty gets the list back from the replicas.
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import type { Logger } from '../log.js';
 import type { SharedRealms } from '../store/backend.js';
@@ -49,6 +50,8 @@ export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger
   let pulling: Promise<void> | undefined;
   let closed = false;
   const warned = new Set<string>();
+  /** The realms being made here now: their record is this process's own (a poll meanwhile leaves them). */
+  const making = new Set<string>();
 
   const syncOnce = async (): Promise<void> => {
     let version = await shared.version();
@@ -72,8 +75,9 @@ export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger
         continue;
       }
       const text = parsed.text ?? '';
-      if (applied.get(name) === text) continue;
-      if (table.has(name) && (text === '' || applied.has(name))) table.drop(name);
+      if (applied.get(name) === text || making.has(name)) continue;
+      // A realm deleted, or made again (also one started with the process: the list's is served instead).
+      if (table.has(name)) table.drop(name);
       if (text !== '' && !table.has(name)) {
         try {
           await table.add(JSON.parse(text) as KeycloakRealmRepresentation);
@@ -108,18 +112,23 @@ export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger
       await sync();
       if (table.has(rep.realm)) return false;
       const text = JSON.stringify(rep);
-      await table.add(rep);
-      const recorded = await shared.create(rep.realm, text).catch((err: unknown) => {
-        table.drop(rep.realm);
-        throw err;
-      });
-      if (!recorded) {
-        // Another replica made it meanwhile: theirs is served (the next sync adds it).
-        table.drop(rep.realm);
-        return false;
+      making.add(rep.realm);
+      try {
+        await table.add(rep);
+        const recorded = await shared.create(rep.realm, text).catch((err: unknown) => {
+          table.drop(rep.realm);
+          throw err;
+        });
+        if (!recorded) {
+          // Another replica made it meanwhile: theirs is served (the next sync adds it).
+          table.drop(rep.realm);
+          return false;
+        }
+        applied.set(rep.realm, text);
+        return true;
+      } finally {
+        making.delete(rep.realm);
       }
-      applied.set(rep.realm, text);
-      return true;
     },
     remove: async (name) => {
       await shared.remove(name);

@@ -32,6 +32,7 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
   let marker: string | null | undefined;
   let pulling: Promise<void> | undefined;
   let reseeding: Promise<void> | undefined;
+  let closed = false;
 
   const current = (kind: SharedKind): string | undefined => {
     if (kind === 'clock') return JSON.stringify(p.clock.snapshot());
@@ -69,7 +70,11 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
       const shared = JSON.parse(value) as { generation?: unknown; text?: unknown };
       if (typeof shared.text !== 'string' || !Number.isSafeInteger(shared.generation))
         throw new SyntaxError('not a shared fixtures record');
+      // The registered clients stay until applyClients makes them the store's (a PUT /mock/fixtures ended
+      // them there; a change through the admin API kept them).
+      const registeredBefore = [...p.realm.clients.values()].filter((c) => c.registration !== undefined);
       await replaceFixtures(p, shared.text, 'shared fixtures', p.realm.baseDir);
+      for (const client of registeredBefore) if (!p.realm.clients.has(client.id)) addClient(p.realm, client);
       p.fixturesText = shared.text;
       p.adoptGeneration(shared.generation as number);
     }
@@ -159,6 +164,12 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     }
     const version = now.version;
     if (version === seen) return;
+    // Deleting the realm at another replica moves its version: the realm list first (this realm may be
+    // gone, or made again). Not at the first pull: the realm is being made then.
+    if (seen !== undefined && p.syncRealms !== undefined) {
+      await p.syncRealms();
+      if (closed) return;
+    }
     const [all, clients] = await Promise.all([state.read(), state.clients()]);
     for (const kind of ['fixtures', 'keys', 'clock'] as const) {
       const value = all[kind];
@@ -180,7 +191,6 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     return pulling;
   };
 
-  let closed = false;
   const publish = (kind: SharedKind): Promise<void> => {
     const value = current(kind);
     if (value === undefined || closed) return Promise.resolve();
@@ -200,7 +210,10 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     return done;
   };
 
-  const publishIfCurrent = async (kind: SharedKind): Promise<boolean> => {
+  const publishIfCurrent = async (
+    kind: SharedKind,
+    options: { keepClients?: boolean } = {},
+  ): Promise<boolean> => {
     const value = current(kind);
     if (value === undefined || closed) return true;
     await writing.get(kind)?.done.catch(() => undefined);
@@ -209,7 +222,7 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     // Set first, so a pull meanwhile does not apply this value again; a refused write leaves the store's
     // value different from it, so the next pull applies that one.
     applied.set(kind, value);
-    const made = await state.writeIf(kind, value, expected);
+    const made = await state.writeIf(kind, value, expected, options.keepClients === true);
     if (made === undefined) return false;
     // The next version after the one applied, and no pull meanwhile: this process has it all.
     if (seen === before && Number(expected) + 1 === made.version) seen = String(made.version);

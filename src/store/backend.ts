@@ -32,6 +32,8 @@ export interface StoreBackend {
   ): Promise<string>;
   /** A shared store's QA state of a realm (clock, keys, replaced fixtures); undefined for memory. */
   sharedQa?: (realm: string) => SharedQaState;
+  /** Forgets what this process shared for a realm it no longer serves (deleted). */
+  forget?(realm: string): void;
   /** A shared store's list of the realms made and deleted at run time (the admin API); undefined for memory. */
   sharedRealms?: SharedRealms;
   close(): Promise<void>;
@@ -71,9 +73,15 @@ export interface SharedQaState {
   write(kind: SharedKind, value: string): Promise<SharedWrite>;
   /**
    * Publishes a change only if the version is still `expected` (`'0'`: none yet), as {@link write} does;
-   * undefined when another change came first.
+   * undefined when another change came first. With `keepClients` new fixtures keep the registered clients
+   * (a change through the admin API).
    */
-  writeIf(kind: SharedKind, value: string, expected: string): Promise<SharedWrite | undefined>;
+  writeIf(
+    kind: SharedKind,
+    value: string,
+    expected: string,
+    keepClients?: boolean,
+  ): Promise<SharedWrite | undefined>;
   /** The dynamically registered clients: client id → registration record (JSON). */
   clients(): Promise<Record<string, string>>;
   /** Adds a registered client unless one of that id is there; false when it was. */
@@ -109,7 +117,10 @@ export interface SharedRealms {
   read(): Promise<Record<string, string>>;
   /** Records a new realm unless one of that name is there (not deleted); false when it is. */
   create(name: string, text: string): Promise<boolean>;
-  /** Records that a realm was deleted, and drops its shared changes (its QA state, registered clients). */
+  /**
+   * Records that a realm was deleted, and drops everything it kept: its shared changes (QA state,
+   * registered clients), sessions, codes, and its values shared at start (keys, realm secret).
+   */
   remove(name: string): Promise<void>;
 }
 

@@ -344,13 +344,14 @@ class RedisRecords implements RecordStore {
 
 /**
  * Writes a shared value (ARGV[1] kind, ARGV[2] value) if the version (KEYS[2]) is still ARGV[3] ('0': none);
- * new fixtures end the registered clients (KEYS[3]). The new version, or -1 when another change came first.
+ * new fixtures end the registered clients (KEYS[3]) unless ARGV[4] is '1' (a change through the admin API).
+ * The new version, or -1 when another change came first.
  */
 const WRITE_IF_SCRIPT = `
 local current = redis.call('GET', KEYS[2]) or '0'
 if current ~= ARGV[3] then return -1 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if ARGV[1] == 'fixtures' then redis.call('DEL', KEYS[3]) end
+if ARGV[1] == 'fixtures' and ARGV[4] ~= '1' then redis.call('DEL', KEYS[3]) end
 return redis.call('INCR', KEYS[2])
 `;
 
@@ -513,7 +514,7 @@ class RedisBackend implements StoreBackend {
           const made = results?.[results.length - 1]?.[1];
           return { version: typeof made === 'number' ? made : Number.NaN };
         }),
-      writeIf: (kind, value, expected) =>
+      writeIf: (kind, value, expected, keepClients) =>
         this.#run(async () => {
           const made = await this.#redis.eval(
             WRITE_IF_SCRIPT,
@@ -524,6 +525,7 @@ class RedisBackend implements StoreBackend {
             kind,
             value,
             expected,
+            keepClients === true ? '1' : '0',
           );
           return typeof made === 'number' && made > 0 ? { version: made } : undefined;
         }),
@@ -578,6 +580,11 @@ class RedisBackend implements StoreBackend {
     };
   };
 
+  forget(realm: string): void {
+    this.#sharedValues.delete(realm);
+    this.#down.delete(realm);
+  }
+
   sharedRealms: SharedRealms = {
     version: () => this.#run(async () => (await this.#redis.get(REALMS_VERSION)) ?? null),
     read: () => this.#run(() => this.#redis.hgetall(REALMS)),
@@ -596,6 +603,18 @@ class RedisBackend implements StoreBackend {
     remove: (name) =>
       this.#run(async () => {
         const prefix = `mock-idp:${name}:`;
+        // Everything the realm kept goes: its sessions, codes, faults and journal, and the values shared at
+        // start (signing keys, encryption key, realm secret), so a realm made again under the name is a new
+        // one, with its own keys, as in Keycloak. Only its version and seed marker stay: the version moves, so
+        // the next request for the realm at every replica finds it deleted.
+        const keep = new Set([versionKey(prefix), markerKey(prefix)]);
+        let cursor = '0';
+        do {
+          const [next, keys] = await this.#redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+          const gone = keys.filter((key) => !keep.has(key));
+          if (gone.length > 0) await this.#redis.unlink(...gone);
+          cursor = next;
+        } while (cursor !== '0');
         await this.#redis
           .multi()
           .hset(REALMS, name, JSON.stringify({ deleted: true }))
@@ -603,6 +622,7 @@ class RedisBackend implements StoreBackend {
           .incr(versionKey(prefix))
           .incr(REALMS_VERSION)
           .exec();
+        this.#sharedValues.delete(name);
       }),
   };
 

@@ -2,11 +2,22 @@
 // it: a realm, clients, roles, groups and users made through it, then their tokens got with openid-client and
 // verified with jose, role by role.
 import KcAdminClient from '@keycloak/keycloak-admin-client';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Claims } from '../helpers/jwt.js';
-import { useIdp } from '../helpers/server.js';
+import { postForm } from '../helpers/http.js';
+import { startIdp, useIdp } from '../helpers/server.js';
+
+const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
 
 const insecure = { execute: [client.allowInsecureRequests] };
 const idp = useIdp({ fixtures: [], seed: 'admin-api' });
@@ -542,5 +553,223 @@ describe('clients, roles, groups, realms and sessions through the admin client',
     await kc.realms.del({ realm: 'depot' });
     expect((await kc.realms.find()).map((r) => r.realm)).not.toContain('depot');
     expect((await fetch(`${idp.url}/realms/depot/.well-known/openid-configuration`)).status).toBe(404);
+  });
+});
+
+describe('what an admin change keeps, and what a realm made again does not', () => {
+  let kc: KcAdminClient;
+
+  beforeAll(async () => {
+    kc = await adminClient('master');
+  });
+
+  /** A client registered by RFC 7591 at the realm (open registration), for client_credentials. */
+  async function registerClient(
+    realm: string,
+  ): Promise<{ id: string; secret: string; uri: string; rat: string }> {
+    const response = await fetch(`${idp.url}/realms/${realm}/clients-registrations/openid-connect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'registered', grant_types: ['client_credentials'] }),
+    });
+    expect(response.status).toBe(201);
+    const body = (await response.json()) as Record<string, string>;
+    return {
+      id: body['client_id'] ?? '',
+      secret: body['client_secret'] ?? '',
+      uri: body['registration_client_uri'] ?? '',
+      rat: body['registration_access_token'] ?? '',
+    };
+  }
+
+  /** A client_credentials token through openid-client, verified with jose against the realm's JWKS. */
+  async function serviceToken(realm: string, clientId: string, secret: string): Promise<Claims> {
+    const issuer = `${idp.url}/realms/${realm}`;
+    const config = await client.discovery(
+      new URL(issuer),
+      clientId,
+      undefined,
+      client.ClientSecretBasic(secret),
+      insecure,
+    );
+    const tokens = await client.clientCredentialsGrant(config);
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer, currentDate: idp.clock.now() });
+    return payload as Claims;
+  }
+
+  it('a client made by dynamic registration still gets tokens after admin changes to its realm', async () => {
+    await kc.realms.create({ realm: 'registry', enabled: true });
+    const registered = await registerClient('registry');
+    expect((await serviceToken('registry', registered.id, registered.secret))['azp']).toBe(registered.id);
+    // Changes of every kind through the admin API: a user, the realm's settings, a role, a client.
+    await kc.users.create({ realm: 'registry', username: 'newcomer', enabled: true });
+    await kc.realms.update({ realm: 'registry' }, { displayName: 'The Registry' });
+    await kc.roles.create({ realm: 'registry', name: 'auditor' });
+    await kc.clients.create({ realm: 'registry', clientId: 'admin-made', publicClient: true });
+    expect((await serviceToken('registry', registered.id, registered.secret))['azp']).toBe(registered.id);
+    // Its registration stays readable with its registration access token.
+    const read = await fetch(registered.uri, { headers: { authorization: `Bearer ${registered.rat}` } });
+    expect(read.status).toBe(200);
+  });
+
+  it('a realm deleted and made again has a new signing key and new client secrets', async () => {
+    const phoenix = {
+      realm: 'phoenix',
+      enabled: true,
+      clients: [{ clientId: 'rising', serviceAccountsEnabled: true, publicClient: false }],
+    };
+    await kc.realms.create(phoenix);
+    const clientSecret = async (): Promise<string> => {
+      const [found] = await kc.clients.find({ realm: 'phoenix', clientId: 'rising' });
+      return (await kc.clients.getClientSecret({ realm: 'phoenix', id: found!.id! })).value ?? '';
+    };
+    const before = await clientSecret();
+    const response = await fetch(`${idp.url}/realms/phoenix/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'rising',
+        client_secret: before,
+      }),
+    });
+    expect(response.status).toBe(200);
+    const oldToken = ((await response.json()) as { access_token: string }).access_token;
+    const oldKid = decodeProtectedHeader(oldToken).kid;
+
+    await kc.realms.del({ realm: 'phoenix' });
+    await kc.realms.create(phoenix);
+    const issuer = `${idp.url}/realms/phoenix`;
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
+    await expect(jwtVerify(oldToken, jwks, { issuer, currentDate: idp.clock.now() })).rejects.toThrow();
+    const after = await clientSecret();
+    expect(after).not.toBe(before);
+    const claims = await serviceToken('phoenix', 'rising', after);
+    expect(claims['azp']).toBe('rising');
+    const fresh = await fetch(`${issuer}/protocol/openid-connect/certs`);
+    const kids = ((await fresh.json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    expect(kids).not.toContain(oldKid);
+  });
+
+  it('a fixture realm deleted and made again has a new signing key and new generated client secrets', async () => {
+    const own = await startIdp({ fixtures: ACME });
+    try {
+      const atOwn = new KcAdminClient({ baseUrl: own.url, realmName: 'master' });
+      await atOwn.auth({
+        username: 'admin',
+        password: 'admin',
+        grantType: 'password',
+        clientId: 'admin-cli',
+      });
+      atOwn.setConfig({ realmName: 'acme' });
+      /** The secret generated for `legacy-saml`, a confidential client the file gives none. */
+      const madeSecret = async (): Promise<string> => {
+        const [legacy] = await atOwn.clients.find({ clientId: 'legacy-saml' });
+        return (await atOwn.clients.getClientSecret({ id: legacy!.id! })).value ?? '';
+      };
+      const before = await madeSecret();
+      const answer = await postForm(`${own.url}/realms/acme/protocol/openid-connect/token`, {
+        grant_type: 'client_credentials',
+        client_id: 'billing-job',
+        client_secret: 'job-secret',
+      });
+      expect(answer.status).toBe(200);
+      const old = String(answer.json['access_token']);
+      await atOwn.realms.del({ realm: 'acme' });
+      await atOwn.realms.create(JSON.parse(readFileSync(ACME, 'utf8')) as Record<string, unknown>);
+      const jwks = (await (
+        await fetch(`${own.url}/realms/acme/protocol/openid-connect/certs`)
+      ).json()) as JSONWebKeySet;
+      expect(jwks.keys.map((k) => k.kid)).not.toContain(decodeProtectedHeader(old).kid);
+      await expect(jwtVerify(old, createLocalJWKSet(jwks))).rejects.toThrow();
+      expect(await madeSecret()).not.toBe(before);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('renames a realm role and a client role, as Keycloak does: mappings and composites follow', async () => {
+    await kc.realms.create({
+      realm: 'renames',
+      enabled: true,
+      clients: [{ clientId: 'shelf', secret: 'shelf-secret', directAccessGrantsEnabled: true }],
+      users: [{ username: 'rita', enabled: true, credentials: [{ type: 'password', value: 'rita-pw' }] }],
+    });
+    kc.setConfig({ realmName: 'renames' });
+    try {
+      const [shelf] = await kc.clients.find({ clientId: 'shelf' });
+      const shelfId = shelf!.id!;
+      const [rita] = await kc.users.find({ username: 'rita', exact: true });
+      await kc.roles.create({ name: 'clerk' });
+      await kc.roles.create({ name: 'manager' });
+      await kc.roles.create({ name: 'taken' });
+      const clerk = await kc.roles.findOneByName({ name: 'clerk' });
+      const manager = await kc.roles.findOneByName({ name: 'manager' });
+      await kc.roles.createComposite({ roleId: manager!.id! }, [clerk!]);
+      await kc.users.addRealmRoleMappings({ id: rita!.id!, roles: [{ id: manager!.id!, name: 'manager' }] });
+      await kc.clients.createRole({ id: shelfId, name: 'stock' });
+      const stock = await kc.clients.findRole({ id: shelfId, roleName: 'stock' });
+      await kc.users.addClientRoleMappings({
+        id: rita!.id!,
+        clientUniqueId: shelfId,
+        roles: [{ id: stock!.id!, name: 'stock' }],
+      });
+
+      await kc.roles.updateByName({ name: 'clerk' }, { name: 'cashier', description: 'Takes payments' });
+      await kc.roles.updateById({ id: manager!.id! }, { name: 'head-cashier' });
+      await kc.clients.updateRole({ id: shelfId, roleName: 'stock' }, { name: 'inventory' });
+
+      expect(await kc.roles.findOneByName({ name: 'clerk' })).toBeNull();
+      expect(await kc.roles.findOneByName({ name: 'cashier' })).toMatchObject({
+        id: clerk!.id,
+        description: 'Takes payments',
+      });
+      expect((await kc.roles.getCompositeRoles({ id: manager!.id! })).map((r) => r.name)).toEqual([
+        'cashier',
+      ]);
+      expect((await kc.users.listRealmRoleMappings({ id: rita!.id! })).map((r) => r.name)).toContain(
+        'head-cashier',
+      );
+      expect((await kc.clients.listRoles({ id: shelfId })).map((r) => r.name)).toEqual(['inventory']);
+      const claims = await accessToken('renames', 'shelf', 'shelf-secret', 'rita', 'rita-pw');
+      const realmRoles = (claims['realm_access'] as { roles: string[] }).roles;
+      expect(realmRoles).toEqual(expect.arrayContaining(['head-cashier', 'cashier']));
+      expect(realmRoles).not.toContain('manager');
+      expect(realmRoles).not.toContain('clerk');
+      expect((claims['resource_access'] as Record<string, { roles: string[] }>)['shelf']?.roles).toEqual([
+        'inventory',
+      ]);
+    } finally {
+      kc.setConfig({ realmName: 'master' });
+    }
+  });
+
+  it.each([
+    ['a realm role, to a name another role has', 409, 'Role with same name exists'],
+    ['the realm default role', 400, "The realm's default role cannot be renamed here"],
+  ])('refuses to rename %s', async (what, status, errorMessage) => {
+    const from = what.startsWith('the realm default') ? 'default-roles-renames' : 'cashier';
+    const to = what.startsWith('the realm default') ? 'everyone' : 'taken';
+    const token = kc.accessToken ?? '';
+    const answer = await fetch(`${idp.url}/admin/realms/renames/roles/${from}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: to }),
+    });
+    expect(answer.status).toBe(status);
+    expect(await answer.json()).toEqual({ errorMessage });
+  });
+
+  it('refuses to rename a client role to a name the client has: 409', async () => {
+    kc.setConfig({ realmName: 'renames' });
+    try {
+      const [shelf] = await kc.clients.find({ clientId: 'shelf' });
+      await kc.clients.createRole({ id: shelf!.id!, name: 'audit' });
+      await expect(
+        kc.clients.updateRole({ id: shelf!.id!, roleName: 'audit' }, { name: 'inventory' }),
+      ).rejects.toMatchObject({ response: { status: 409 } });
+    } finally {
+      kc.setConfig({ realmName: 'master' });
+    }
   });
 });

@@ -3,13 +3,25 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import KcAdminClient from '@keycloak/keycloak-admin-client';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postForm } from '../helpers/http.js';
+import { basic, postForm } from '../helpers/http.js';
 import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
 import { startIdp, type TestIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
+
+async function adminAt(idp: TestIdp): Promise<KcAdminClient> {
+  const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
+  await kc.auth({ username: 'admin', password: 'admin', grantType: 'password', clientId: 'admin-cli' });
+  return kc;
+}
 
 describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
   let redis: RedisServer;
@@ -65,6 +77,34 @@ describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
     ]);
   });
 
+  it('a client made by dynamic registration gets tokens after admin changes, at the same replica and at another', async () => {
+    const registration = await fetch(`${a.url}/realms/acme/clients-registrations/openid-connect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'registered', grant_types: ['client_credentials'] }),
+    });
+    expect(registration.status).toBe(201);
+    const { client_id: id, client_secret: secret } = (await registration.json()) as Record<string, string>;
+    const serviceGrant = (idp: TestIdp) =>
+      postForm(
+        `${idp.url}/realms/acme/protocol/openid-connect/token`,
+        { grant_type: 'client_credentials' },
+        { headers: { authorization: basic(id ?? '', secret ?? '') } },
+      );
+    const atA = await adminAt(a);
+    const atB = await adminAt(b);
+    await atA.users.create({ realm: 'acme', username: 'after-registration', enabled: true });
+    await atB.realms.update({ realm: 'acme' }, { displayName: 'Acme, changed at B' });
+    for (const idp of [a, b]) {
+      const answer = await serviceGrant(idp);
+      expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+      const issuer = `${idp.url}/realms/acme`;
+      const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
+      const { payload } = await jwtVerify(String(answer.json['access_token']), jwks, { issuer });
+      expect(payload['azp']).toBe(id);
+    }
+  });
+
   it('a fixtures replacement drops what the admin API made, at every replica', async () => {
     const replaced = await fetch(`${a.url}/realms/acme/mock/fixtures`, {
       method: 'PUT',
@@ -78,12 +118,6 @@ describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
       error_description: 'Invalid user credentials',
     });
   });
-
-  const adminAt = async (idp: TestIdp): Promise<KcAdminClient> => {
-    const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
-    await kc.auth({ username: 'admin', password: 'admin', grantType: 'password', clientId: 'admin-cli' });
-    return kc;
-  };
 
   const grantIn = (idp: TestIdp, realm: string) =>
     postForm(`${idp.url}/realms/${realm}/protocol/openid-connect/token`, {
@@ -180,5 +214,101 @@ describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
       const found = await kc.users.find({ realm: 'acme', search: 'together-', max: 100 });
       expect(found.map((u) => u.username).sort()).toEqual(names);
     }
+  });
+});
+
+describe.skipIf(SKIP_REDIS)('a fixture realm deleted (and made again) on two replicas', () => {
+  let redis: RedisServer;
+  let a: TestIdp;
+  let b: TestIdp;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    a = await startIdp({ fixtures: ACME, store: redis.url });
+    b = await startIdp({ fixtures: ACME, store: redis.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  const acme = (): Record<string, unknown> =>
+    JSON.parse(readFileSync(ACME, 'utf8')) as Record<string, unknown>;
+  const discovery = (idp: TestIdp) => fetch(`${idp.url}/realms/acme/.well-known/openid-configuration`);
+  const jwksAt = async (idp: TestIdp): Promise<JSONWebKeySet> => {
+    const response = await fetch(`${idp.url}/realms/acme/protocol/openid-connect/certs`);
+    expect(response.status).toBe(200);
+    return (await response.json()) as JSONWebKeySet;
+  };
+  const serviceToken = async (idp: TestIdp): Promise<string> => {
+    const answer = await postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
+      grant_type: 'client_credentials',
+      client_id: 'billing-job',
+      client_secret: 'job-secret',
+    });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    return String(answer.json['access_token']);
+  };
+
+  it('deleted and made again at A before B is asked: B serves the new realm, old tokens do not verify', async () => {
+    const old = await serviceToken(b);
+    const oldKid = decodeProtectedHeader(old).kid;
+    const atA = await adminAt(a);
+    await atA.realms.del({ realm: 'acme' });
+    await atA.realms.create(acme());
+    // B's very next request: the new realm's keys, not the deleted one's.
+    for (const idp of [b, a]) {
+      const jwks = await jwksAt(idp);
+      expect(jwks.keys.map((k) => k.kid)).not.toContain(oldKid);
+      await expect(jwtVerify(old, createLocalJWKSet(jwks))).rejects.toThrow();
+      // Tokens of the new realm verify at either replica's keys.
+      await jwtVerify(await serviceToken(idp), createLocalJWKSet(await jwksAt(idp === a ? b : a)));
+    }
+  });
+
+  it('deleted at A: the next request at B gets 404, three times in a row', async () => {
+    const atA = await adminAt(a);
+    for (const round of [1, 2, 3]) {
+      expect((await discovery(b)).status, `round ${round}`).toBe(200);
+      await atA.realms.del({ realm: 'acme' });
+      const gone = await discovery(b);
+      expect(gone.status, `round ${round}`).toBe(404);
+      expect(await gone.json()).toMatchObject({ error: 'Realm does not exist' });
+      await atA.realms.create(acme());
+    }
+  });
+});
+
+describe.skipIf(SKIP_REDIS)('a fixture realm deleted at A, asked at B next', () => {
+  let redis: RedisServer;
+  let a: TestIdp;
+  let b: TestIdp;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    a = await startIdp({ fixtures: ACME, store: redis.url });
+    b = await startIdp({ fixtures: ACME, store: redis.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  it('gets 404 for its discovery and its token endpoint at once, and B lists it no more', async () => {
+    expect((await fetch(`${b.url}/realms/acme/.well-known/openid-configuration`)).status).toBe(200);
+    await (await adminAt(a)).realms.del({ realm: 'acme' });
+    const gone = await fetch(`${b.url}/realms/acme/.well-known/openid-configuration`);
+    expect(gone.status).toBe(404);
+    const token = await postForm(`${b.url}/realms/acme/protocol/openid-connect/token`, {
+      grant_type: 'client_credentials',
+      client_id: 'billing-job',
+      client_secret: 'job-secret',
+    });
+    expect(token.status).toBe(404);
+    expect((await (await adminAt(b)).realms.find()).map((r) => r.realm)).not.toContain('acme');
   });
 });
