@@ -191,6 +191,43 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     },
   );
 
+  it.skipIf(skip)(
+    'sessionPage across many merges: ended ids gone, an id ended and opened again listed once',
+    async () => {
+      const { store } = fresh();
+      const ids = Array.from({ length: 5000 }, (_, i) => `r${String((i * 2003) % 5000).padStart(4, '0')}`);
+      const walk = async (limit: number): Promise<string[]> => {
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.sessionPage(after, limit);
+          seen.push(...page.sessions.map((s) => s.id));
+          if (!page.more) return seen;
+          after = seen[seen.length - 1];
+        }
+      };
+      const live = new Set<string>();
+      for (const [i, id] of ids.entries()) {
+        await store.addSession(session(id));
+        live.add(id);
+        // Every 7th id ends at once; every 11th of the earlier ones ends and comes back under its id.
+        if (i % 7 === 0) {
+          await store.endSession(id, 'qa');
+          live.delete(id);
+        }
+        const back = ids[i - 600];
+        if (i % 11 === 0 && back !== undefined && live.has(back)) {
+          await store.endSession(back, 'qa');
+          await store.addSession(session(back));
+        }
+        if (i === 2500) expect(await walk(250)).toEqual([...live].sort());
+      }
+      const rest = [...live].sort();
+      expect(await walk(100)).toEqual(rest);
+      expect(await walk(9)).toEqual(rest);
+    },
+  );
+
   it.skipIf(skip)('endAllSessions ends every session and drops every code', async () => {
     const { store, ended } = fresh();
     await store.addSession(session('a'));
