@@ -105,6 +105,26 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     expect(await store.sessionStatus('never')).toBe('unknown');
   });
 
+  it.skipIf(skip).each([
+    ['one client, the one it was opened for', 'web-app', ['web-app']],
+    ['several clients', 'web-app', ['web-app', 'spa', 'cli']],
+    ['one client, not the one it was opened for', 'web-app', ['spa']],
+    ['its client after another', 'web-app', ['spa', 'web-app']],
+    ['no client yet', 'web-app', []],
+  ])('a session with %s reads back as it was written', async (_what, clientId, clients) => {
+    const { store, ended } = fresh();
+    const written: Session = { ...session('c1'), clientId, clients: [...clients] };
+    await store.addSession(written);
+    expect(await store.activeSession('c1')).toEqual(written);
+    expect((await store.sessionPage(undefined, 10)).sessions).toEqual([written]);
+    expect(await store.sessions()).toEqual([written]);
+    const ends: Session[] = [];
+    store.onSessionEnd((s) => ends.push(s));
+    expect(await store.endSession('c1', 'qa')).toBe(true);
+    expect(ended).toEqual([['c1', 'qa']]);
+    expect(ends).toEqual([written]);
+  });
+
   it.skipIf(skip)('saveSession writes changes back, and never brings an ended session back', async () => {
     const { store } = fresh();
     await store.addSession(session('s2'));
