@@ -37,10 +37,21 @@ export interface RealmLifecycle {
   onClose?: (stop: () => void) => void;
 }
 
-/** The URL's path, without the query string. */
+/** Distinct paths the journal shares one string of (a realm's endpoints are a few dozen). */
+const SHARED_PATHS = 512;
+const paths = new Map<string, string>();
+
+/**
+ * The URL's path, without the query string: one string per distinct path, so the journal's 10,000 records
+ * do not each hold their own copy (nor, through a slice, the whole URL with its query).
+ */
 function pathOf(url: string): string {
   const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
+  const path = q < 0 ? url : url.slice(0, q);
+  const shared = paths.get(path);
+  if (shared !== undefined) return shared;
+  if (paths.size < SHARED_PATHS) paths.set(path, path);
+  return path;
 }
 
 /** The journal's record of a finished request; only fixture ids and known names, never request text. */

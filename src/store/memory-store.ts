@@ -101,20 +101,40 @@ class Table {
     if (this.records.delete(id)) this.removed++;
   }
 
-  /** Merges the ids added since into the sorted ones, dropping the ids of records removed. */
+  /**
+   * Merges the ids added since into the sorted ones, dropping the ids of records removed. In place, from the
+   * back: a new array per merge (every MERGE_EVERY records) was garbage the size of every id held.
+   */
   merge(): void {
-    const old = this.order;
+    const order = this.order;
     const added = this.added.sort();
-    const merged: string[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < old.length || j < added.length) {
-      const a = old[i];
-      const b = added[j];
-      const id = (b === undefined || (a !== undefined && a <= b) ? old[i++] : added[j++]) as string;
-      if (this.records.has(id) && merged[merged.length - 1] !== id) merged.push(id);
+    // The ids of removed records out first, then the merge from the back into the room made at the end.
+    let kept = 0;
+    for (let i = 0; i < order.length; i++) {
+      const id = order[i] as string;
+      if (this.records.has(id) && (kept === 0 || order[kept - 1] !== id)) order[kept++] = id;
     }
-    this.order = merged;
+    let fresh = 0;
+    for (let j = 0; j < added.length; j++) {
+      const id = added[j] as string;
+      if (this.records.has(id) && (fresh === 0 || added[fresh - 1] !== id)) added[fresh++] = id;
+    }
+    order.length = kept + fresh;
+    let i = kept - 1;
+    let j = fresh - 1;
+    let repeated = false;
+    for (let k = kept + fresh - 1; j >= 0; k--) {
+      const a = order[i];
+      const b = added[j] as string;
+      if (a === b) repeated = true;
+      order[k] = i >= 0 && (a as string) > b ? (order[i--] as string) : (added[j--] as string);
+    }
+    // A record removed and whose id came back before this merge is in both: once is enough.
+    if (repeated) {
+      let n = 0;
+      for (const id of order) if (n === 0 || order[n - 1] !== id) order[n++] = id;
+      order.length = n;
+    }
     this.added = [];
     this.removed = 0;
   }

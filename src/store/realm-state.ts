@@ -98,9 +98,10 @@ function intern(issuer: string): string {
  * session without an array. 100,000 sessions cost ~20 MB (npm run bench).
  */
 class HeldSession {
-  readonly id: string;
-  readonly clientId: string;
-  /** The one client, or every client (first one first). */
+  /**
+   * The client it was opened for when that is its one client (the usual case); else that client, then
+   * every client (first one first). Its id is the record's id, not held again.
+   */
   readonly clients: string | readonly string[];
   readonly issuer: string;
   readonly browser: boolean;
@@ -110,9 +111,8 @@ class HeldSession {
   readonly expiresAt: number;
 
   constructor(s: Session) {
-    this.id = s.id;
-    this.clientId = s.clientId;
-    this.clients = s.clients.length === 1 ? (s.clients[0] as string) : [...s.clients];
+    this.clients =
+      s.clients.length === 1 && s.clients[0] === s.clientId ? s.clientId : [s.clientId, ...s.clients];
     this.issuer = intern(s.issuer);
     this.browser = s.browser;
     this.username = s.username;
@@ -122,11 +122,12 @@ class HeldSession {
   }
 
   /** A copy the caller may change and write back (saveSession). */
-  toSession(): Session {
+  toSession(id: string): Session {
+    const one = typeof this.clients === 'string';
     return {
-      id: this.id,
-      clientId: this.clientId,
-      clients: typeof this.clients === 'string' ? [this.clients] : [...this.clients],
+      id,
+      clientId: one ? (this.clients as string) : (this.clients[0] as string),
+      clients: one ? [this.clients as string] : this.clients.slice(1),
       issuer: this.issuer,
       browser: this.browser,
       ...(this.username !== undefined ? { username: this.username } : {}),
@@ -148,7 +149,7 @@ const SESSION: RecordKind<Session> = {
   ordered: true,
   expiring: true,
   hold: (s) => new HeldSession(s),
-  release: (held) => (held as HeldSession).toSession(),
+  release: (held, id) => (held as HeldSession).toSession(id),
   heldExpiresAt: (held) => (held as HeldSession).expiresAt,
 };
 

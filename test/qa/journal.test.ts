@@ -72,6 +72,15 @@ describe('GET /mock/requests', () => {
     expect((await records()).map((r) => r.endpoint)).toEqual(['certs']);
   });
 
+  it('each record has its own path without the query, past the hundreds of distinct paths it shares', async () => {
+    const asked = Array.from({ length: 600 }, (_, i) => `/realms/fjord/no-such-${i}`);
+    for (const path of asked) await fetch(`${idp.url}${path}?state=s${path.length}`);
+    await fetch(authorizeUrl(idp, { user: 'ingrid' }), { redirect: 'manual' });
+    const held = await records();
+    expect(held.map((r) => r.path)).toEqual([...asked, '/realms/fjord/protocol/openid-connect/auth']);
+    expect(held.slice(0, 600).every((r) => r.status === 404)).toBe(true);
+  });
+
   it.each([
     ['?endpoint=token', 2],
     ['?endpoint=discovery', 1],

@@ -105,6 +105,26 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
     expect(await store.sessionStatus('never')).toBe('unknown');
   });
 
+  it.skipIf(skip).each([
+    ['one client, the one it was opened for', 'web-app', ['web-app']],
+    ['several clients', 'web-app', ['web-app', 'spa', 'cli']],
+    ['one client, not the one it was opened for', 'web-app', ['spa']],
+    ['its client after another', 'web-app', ['spa', 'web-app']],
+    ['no client yet', 'web-app', []],
+  ])('a session with %s reads back as it was written', async (_what, clientId, clients) => {
+    const { store, ended } = fresh();
+    const written: Session = { ...session('c1'), clientId, clients: [...clients] };
+    await store.addSession(written);
+    expect(await store.activeSession('c1')).toEqual(written);
+    expect((await store.sessionPage(undefined, 10)).sessions).toEqual([written]);
+    expect(await store.sessions()).toEqual([written]);
+    const ends: Session[] = [];
+    store.onSessionEnd((s) => ends.push(s));
+    expect(await store.endSession('c1', 'qa')).toBe(true);
+    expect(ended).toEqual([['c1', 'qa']]);
+    expect(ends).toEqual([written]);
+  });
+
   it.skipIf(skip)('saveSession writes changes back, and never brings an ended session back', async () => {
     const { store } = fresh();
     await store.addSession(session('s2'));
@@ -188,6 +208,43 @@ describe.each(KINDS)('StateStore contract: $name', ({ name, skip }) => {
       const rest = ids.filter((id) => !ended.includes(id)).sort();
       expect(await walk(100)).toEqual(rest);
       expect(await walk(7)).toEqual(rest);
+    },
+  );
+
+  it.skipIf(skip)(
+    'sessionPage across many merges: ended ids gone, an id ended and opened again listed once',
+    async () => {
+      const { store } = fresh();
+      const ids = Array.from({ length: 5000 }, (_, i) => `r${String((i * 2003) % 5000).padStart(4, '0')}`);
+      const walk = async (limit: number): Promise<string[]> => {
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.sessionPage(after, limit);
+          seen.push(...page.sessions.map((s) => s.id));
+          if (!page.more) return seen;
+          after = seen[seen.length - 1];
+        }
+      };
+      const live = new Set<string>();
+      for (const [i, id] of ids.entries()) {
+        await store.addSession(session(id));
+        live.add(id);
+        // Every 7th id ends at once; every 11th of the earlier ones ends and comes back under its id.
+        if (i % 7 === 0) {
+          await store.endSession(id, 'qa');
+          live.delete(id);
+        }
+        const back = ids[i - 600];
+        if (i % 11 === 0 && back !== undefined && live.has(back)) {
+          await store.endSession(back, 'qa');
+          await store.addSession(session(back));
+        }
+        if (i === 2500) expect(await walk(250)).toEqual([...live].sort());
+      }
+      const rest = [...live].sort();
+      expect(await walk(100)).toEqual(rest);
+      expect(await walk(9)).toEqual(rest);
     },
   );
 
