@@ -8,7 +8,7 @@ import type {
   KeycloakUser,
   RoleSet,
 } from '../fixtures/keycloak/model.js';
-import { effectiveRoles, groupsWithParents } from '../fixtures/keycloak/roles.js';
+import { effectiveRoles, groupsWithParents, inScope } from '../fixtures/keycloak/roles.js';
 import type { Client, Subject } from '../fixtures/realm.js';
 
 export type KeycloakTarget = 'access' | 'id' | 'userinfo' | 'introspection';
@@ -85,12 +85,16 @@ function userOf(kc: KeycloakRealm, subject: Subject): KeycloakUser {
   );
 }
 
-function rolesOf(kc: KeycloakRealm, subject: Subject, user: KeycloakUser): RoleSet {
-  return effectiveRoles(kc, {
+/** The subject's roles the token carries: every one, or for a client whose scope is not full, those in it. */
+function rolesOf(view: KeycloakView, user: KeycloakUser): RoleSet {
+  const { kc, subject, client } = view;
+  const roles = effectiveRoles(kc, {
     realmRoles: subject.realmRoles,
     clientRoles: subject.clientRoles,
     groups: user.groups,
   });
+  if (client === undefined) return roles;
+  return inScope(kc, client.id, appliedScopes(kc, client, view.scopes), roles);
 }
 
 const flag = (m: KeycloakMapper, key: string): boolean => m.config.get(key) === 'true';
@@ -129,7 +133,7 @@ export function keycloakAudience(view: KeycloakView & { client: Client }): strin
       (m) => m.type === 'oidc-audience-resolve-mapper' && m.config.get('access.token.claim') !== 'false',
     )
   ) {
-    const roles = rolesOf(view.kc, view.subject, userOf(view.kc, view.subject));
+    const roles = rolesOf(view, userOf(view.kc, view.subject));
     for (const [client, names] of roles.client)
       if (names.length > 0 && client !== view.client.id) add(client);
   }
@@ -288,7 +292,7 @@ export function keycloakClaims(view: KeycloakView, target: KeycloakTarget): Clai
   const out: Claims = {};
   const user = userOf(kc, view.subject);
   let roles: RoleSet | undefined;
-  const effective = (): RoleSet => (roles ??= rolesOf(kc, view.subject, user));
+  const effective = (): RoleSet => (roles ??= rolesOf(view, user));
   for (const m of mappersOf(view)) {
     if (!writesInto(m, target)) continue;
     const claim = m.config.get('claim.name');

@@ -83,7 +83,7 @@ describe('a realm JSON that mock-idp reads', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toMatch(
-      /acme-realm\.json: OK \(realm "acme": 5 clients, 4 users, 15 scopes\)$/,
+      /acme-realm\.json: OK \(realm "acme": 6 clients, 4 users, 15 scopes\)$/,
     );
   });
 

@@ -8,7 +8,12 @@ import { verifyToken, type Claims } from '../helpers/jwt.js';
 import { useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
-const SECRETS = { 'web-app': 'web-secret', reports: 'reports-secret', 'billing-job': 'job-secret' } as const;
+const SECRETS = {
+  'web-app': 'web-secret',
+  reports: 'reports-secret',
+  'billing-job': 'job-secret',
+  narrow: 'narrow-secret',
+} as const;
 const PASSWORDS = { alice: 'alice-pw', bob: 'bob-pw', dave: 'dave-pw' } as const;
 const ACCOUNT_ROLES = ['manage-account', 'manage-account-links', 'view-profile'];
 const DEFAULT_REALM_ROLES = ['default-roles-acme', 'offline_access', 'uma_authorization'];
@@ -144,6 +149,29 @@ describe('a Keycloak realm JSON', () => {
     // Roles are the access token's: the ID token has none, and its audience is the client.
     expect(id).not.toHaveProperty('realm_access');
     expect(id['aud']).toBe(clientId);
+  });
+
+  // fullScopeAllowed false: only the roles its scope mappings (a composite brings its parts), its client
+  // scopes' and its own client roles reach, as Keycloak's TokenManager keeps them; the audience follows.
+  it.each([
+    [
+      "alice: the composite admin in scope brings its parts; reports view by a client scope mapping; uma_authorization by a client scope's",
+      'alice',
+      ['admin', 'auditor', 'user', 'uma_authorization'],
+      { billing: ['invoice-read', 'invoice-write'], reports: ['view'] },
+      ['billing', 'reports'],
+    ],
+    [
+      'bob: only what he has of the scope',
+      'bob',
+      ['user', 'uma_authorization'],
+      { billing: ['invoice-read'] },
+      ['billing'],
+    ],
+  ] as const)('a client whose scope is not full, %s', async (_name, user, realmRoles, resources, aud) => {
+    const { access } = await verified('narrow', user);
+    expect(rolesOf(access)).toEqual({ realm: [...realmRoles].sort(), resources });
+    expect(sorted([access['aud']].flat())).toEqual([...aud].sort());
   });
 
   it('gives a service account its roles, the default roles and the profile claims of the service-account user', async () => {
