@@ -6,7 +6,15 @@ import { serviceAccountId } from '../fixtures/keycloak/ids.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict, notFound } from './errors.js';
 import { clientInput, parseBody, roleInput } from './input.js';
-import { clientRolesOf, clientsOf, findClient, forgetRole, updateRole, usersOf } from './resources.js';
+import {
+  clientRolesOf,
+  clientsOf,
+  findClient,
+  forgetRole,
+  setScope,
+  updateRole,
+  usersOf,
+} from './resources.js';
 import { clientOut, roleOut, secretOf, userOut } from './representations.js';
 import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
@@ -110,6 +118,8 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
         for (const role of rep.roles?.client?.[client.clientId] ?? [])
           forgetRole(rep, role.name, client.clientId);
         if (rep.roles?.client !== undefined) delete rep.roles.client[client.clientId];
+        setScope(rep, client.clientId, { realmRoles: [], clientRoles: {} });
+        if (rep.clientScopeMappings !== undefined) delete rep.clientScopeMappings[client.clientId];
         for (const u of rep.users)
           if (u.clientRoles?.[client.clientId] !== undefined) delete u.clientRoles[client.clientId];
       });

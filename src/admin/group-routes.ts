@@ -3,8 +3,8 @@ import type { Router } from 'express';
 import type { GroupRepresentation, KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
-import { groupInput, parseBody, roleRefs } from './input.js';
-import { addNames, findGroup, pickRole, realmRoleList, removeNames } from './resources.js';
+import { groupInput, parseBody } from './input.js';
+import { addNames, findGroup, realmRoleList, removeNames, roleNamesOf } from './resources.js';
 import { groupOut, realmIdOf, roleOut, userOut } from './representations.js';
 import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
@@ -168,9 +168,7 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
         await changeRealm(p, (rep) => {
           const { group } = findGroup(rep, String(req.params['id']));
           const roles = realmRoleList(rep, p.realm.keycloak);
-          const names = parseBody(roleRefs, req.body ?? [], 'list of roles').map(
-            (ref) => pickRole(roles, ref).name,
-          );
+          const names = roleNamesOf(req.body, roles);
           group.realmRoles =
             method === 'post' ? addNames(group.realmRoles, names) : removeNames(group.realmRoles, names);
         });

@@ -10,6 +10,7 @@ import type {
 import type { KeycloakRealm, RoleSet } from '../fixtures/keycloak/model.js';
 import { nameUuid } from '../ids.js';
 import { badRequest, conflict, notFound } from './errors.js';
+import { parseBody, roleRefs } from './input.js';
 
 type Rep = KeycloakRealmRepresentation;
 
@@ -55,6 +56,11 @@ export function pickRole(
     (ref.name !== undefined ? roles?.find((r) => r.name === ref.name) : undefined);
   if (role === undefined) throw notFound('Role not found');
   return role;
+}
+
+/** The role names a mapping body (a list of role representations) names, each found among `roles` (404 if not). */
+export function roleNamesOf(body: unknown, roles: readonly RoleRepresentation[] | undefined): string[] {
+  return parseBody(roleRefs, body ?? [], 'list of roles').map((ref) => pickRole(roles, ref).name);
 }
 
 /** A role anywhere in the realm by id: a realm role (client undefined) or a client's role. */
@@ -108,6 +114,50 @@ export function removeNames(list: string[] | undefined, names: readonly string[]
   return (list ?? []).filter((n) => !names.includes(n));
 }
 
+/** A client's scope mappings as one holder: realm roles, and client roles by the client that has them. */
+export interface ScopeHolder {
+  realmRoles: string[];
+  clientRoles: Record<string, string[]>;
+}
+
+/** The scope mappings of client `clientId` (`scopeMappings`, `clientScopeMappings` entries naming it). */
+export function scopeOf(rep: Rep, clientId: string): ScopeHolder {
+  const realmRoles = (rep.scopeMappings ?? [])
+    .filter((m) => m.client === clientId)
+    .flatMap((m) => m.roles ?? []);
+  const clientRoles: Record<string, string[]> = {};
+  for (const [container, mappings] of Object.entries(rep.clientScopeMappings ?? {})) {
+    const names = mappings.filter((m) => m.client === clientId).flatMap((m) => m.roles ?? []);
+    if (names.length > 0) clientRoles[container] = addNames([], names);
+  }
+  return { realmRoles: addNames([], realmRoles), clientRoles };
+}
+
+/** Writes client `clientId`'s scope mappings back as one entry each (none when empty). */
+export function setScope(rep: Rep, clientId: string, scope: ScopeHolder): void {
+  const others = (rep.scopeMappings ?? []).filter((m) => m.client !== clientId);
+  rep.scopeMappings =
+    scope.realmRoles.length > 0 ? [...others, { client: clientId, roles: scope.realmRoles }] : others;
+  const byContainer = { ...rep.clientScopeMappings };
+  for (const container of new Set([...Object.keys(byContainer), ...Object.keys(scope.clientRoles)])) {
+    const rest = (byContainer[container] ?? []).filter((m) => m.client !== clientId);
+    const names = scope.clientRoles[container] ?? [];
+    const next = names.length > 0 ? [...rest, { client: clientId, roles: names }] : rest;
+    if (next.length > 0) byContainer[container] = next;
+    else delete byContainer[container];
+  }
+  rep.clientScopeMappings = byContainer;
+}
+
+/** Applies `edit` to the role names of every scope mapping of realm roles (client undefined) or of `client`'s roles. */
+function eachScopeMapping(rep: Rep, client: string | undefined, edit: (roles: string[]) => string[]): void {
+  if (client === undefined) {
+    for (const m of rep.scopeMappings ?? []) if (m.roles !== undefined) m.roles = edit(m.roles);
+  } else
+    for (const m of rep.clientScopeMappings?.[client] ?? [])
+      if (m.roles !== undefined) m.roles = edit(m.roles);
+}
+
 /** Removes every mention of a realm role (or a client's role) from users, groups and composites. */
 export function forgetRole(rep: Rep, name: string, client?: string): void {
   const drop = (holder: {
@@ -121,6 +171,7 @@ export function forgetRole(rep: Rep, name: string, client?: string): void {
   };
   for (const u of rep.users ?? []) drop(u);
   for (const { group } of allGroups(rep)) drop(group);
+  eachScopeMapping(rep, client, (roles) => removeNames(roles, [name]));
   const roles = [
     ...(rep.roles?.realm ?? []),
     ...Object.values(rep.roles?.client ?? {}).flat(),
@@ -178,6 +229,7 @@ export function renameRole(rep: Rep, from: string, to: string, client?: string):
   };
   for (const u of rep.users ?? []) rename(u);
   for (const { group } of allGroups(rep)) rename(group);
+  eachScopeMapping(rep, client, swap);
   const roles = [
     ...(rep.roles?.realm ?? []),
     ...Object.values(rep.roles?.client ?? {}).flat(),

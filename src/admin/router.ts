@@ -10,6 +10,7 @@ import { ADMIN_ROLE, MASTER } from './master.js';
 import { realmRoutes } from './realm-routes.js';
 import { userRoutes } from './user-routes.js';
 import { clientRoutes } from './client-routes.js';
+import { scopeRoutes } from './scope-routes.js';
 import { roleRoutes } from './role-routes.js';
 import { groupRoutes } from './group-routes.js';
 
@@ -55,6 +56,7 @@ export function adminRouter(realms: AdminRealms): express.Router {
   realmRoutes(router, ctx);
   userRoutes(router, ctx);
   clientRoutes(router, ctx);
+  scopeRoutes(router, ctx);
   roleRoutes(router, ctx);
   groupRoutes(router, ctx);
   router.use((req: Request) => {

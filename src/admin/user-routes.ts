@@ -4,7 +4,7 @@ import type { Request, Router } from 'express';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
-import { credentialInput, parseBody, roleRefs, userInput } from './input.js';
+import { credentialInput, parseBody, userInput } from './input.js';
 import {
   addNames,
   allGroups,
@@ -12,7 +12,7 @@ import {
   findClient,
   findGroup,
   findUser,
-  pickRole,
+  roleNamesOf,
   realmRoleList,
   removeNames,
   usersOf,
@@ -72,11 +72,6 @@ function searchUsers(req: Request, users: readonly UserRepresentation[]): UserRe
       return attributes.every(([k, v]) => (u.attributes?.[k] ?? []).includes(v));
     })
     .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
-}
-
-/** The role names of a mapping body, each found among the given roles (404 for one that is not). */
-function roleNames(body: unknown, roles: Parameters<typeof pickRole>[0]): string[] {
-  return parseBody(roleRefs, body, 'list of roles').map((ref) => pickRole(roles, ref).name);
 }
 
 export function userRoutes(router: Router, ctx: AdminContext): void {
@@ -262,7 +257,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         const user = findUser(rep, String(req.params['id']));
         user.realmRoles = addNames(
           user.realmRoles,
-          roleNames(req.body, realmRoleList(rep, p.realm.keycloak)),
+          roleNamesOf(req.body, realmRoleList(rep, p.realm.keycloak)),
         );
       });
       res.status(204).end();
@@ -276,7 +271,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         const user = findUser(rep, String(req.params['id']));
         user.realmRoles = removeNames(
           user.realmRoles,
-          roleNames(req.body ?? [], realmRoleList(rep, p.realm.keycloak)),
+          roleNamesOf(req.body ?? [], realmRoleList(rep, p.realm.keycloak)),
         );
       });
       res.status(204).end();
@@ -320,7 +315,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         await changeRealm(p, (rep) => {
           const user = findUser(rep, String(req.params['id']));
           const client = findClient(rep, String(req.params['client']));
-          const names = roleNames(req.body ?? [], clientRolesOf(rep, client.clientId));
+          const names = roleNamesOf(req.body ?? [], clientRolesOf(rep, client.clientId));
           const roles = { ...user.clientRoles };
           roles[client.clientId] =
             method === 'post'

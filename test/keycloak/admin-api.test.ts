@@ -454,6 +454,80 @@ describe('clients, roles, groups, realms and sessions through the admin client',
     expect(await kc.clients.find({ clientId: 'temp' })).toEqual([]);
   });
 
+  it('a client whose scope is not full: scope mappings made through the admin client limit its tokens, and follow a rename', async () => {
+    await kc.roles.create({ name: 'packer' });
+    await kc.roles.create({ name: 'driver' });
+    const { id: stock } = await kc.clients.create({ clientId: 'stock', bearerOnly: true });
+    await kc.clients.createRole({ id: stock, name: 'count' });
+    await kc.clients.createRole({ id: stock, name: 'order' });
+    const { id: narrow } = await kc.clients.create({
+      clientId: 'narrow-web',
+      secret: 'narrow-secret',
+      directAccessGrantsEnabled: true,
+      fullScopeAllowed: false,
+    });
+    // A user of its own: nia's sessions are counted below.
+    const { id: danId } = await kc.users.create({
+      username: 'nia',
+      enabled: true,
+      credentials: [{ type: 'password', value: 'nia-pw', temporary: false }],
+    });
+    const realmRole = async (name: string) => ({
+      id: (await kc.roles.findOneByName({ name }))?.id ?? '',
+      name,
+    });
+    const stockRole = async (roleName: string) => {
+      const role = await kc.clients.findRole({ id: stock, roleName });
+      return { id: role?.id ?? '', name: roleName };
+    };
+    await kc.users.addRealmRoleMappings({
+      id: danId,
+      roles: [await realmRole('packer'), await realmRole('driver')],
+    });
+    await kc.users.addClientRoleMappings({
+      id: danId,
+      clientUniqueId: stock,
+      roles: [await stockRole('count'), await stockRole('order')],
+    });
+    const roles = async (): Promise<{ realm: unknown; stock: unknown }> => {
+      const claims = await accessToken('depot', 'narrow-web', 'narrow-secret', 'nia', 'nia-pw');
+      const resources = (claims['resource_access'] ?? {}) as Record<string, { roles: string[] }>;
+      return {
+        realm: (claims['realm_access'] as { roles: string[] } | undefined)?.roles ?? [],
+        stock: resources['stock']?.roles ?? [],
+      };
+    };
+    // Nothing in scope yet: none of nia's roles.
+    expect(await roles()).toEqual({ realm: [], stock: [] });
+    await kc.clients.addRealmScopeMappings({ id: narrow }, [await realmRole('packer')]);
+    await kc.clients.addClientScopeMappings({ id: narrow, client: stock }, [await stockRole('count')]);
+    expect(await roles()).toEqual({ realm: ['packer'], stock: ['count'] });
+    expect((await kc.clients.listRealmScopeMappings({ id: narrow })).map((r) => r.name)).toEqual(['packer']);
+    expect(
+      (await kc.clients.listClientScopeMappings({ id: narrow, client: stock })).map((r) => r.name),
+    ).toEqual(['count']);
+    expect(
+      (await kc.clients.listAvailableClientScopeMappings({ id: narrow, client: stock })).map((r) => r.name),
+    ).toEqual(['order']);
+    const all = await kc.clients.listScopeMappings({ id: narrow });
+    expect(all.realmMappings?.map((r: { name?: string }) => r.name)).toEqual(['packer']);
+    expect(
+      (all.clientMappings?.['stock'] as { mappings?: { name?: string }[] } | undefined)?.mappings?.map(
+        (r) => r.name,
+      ),
+    ).toEqual(['count']);
+    // A renamed role stays in scope under its new name; one taken out of scope leaves the tokens.
+    await kc.roles.updateByName({ name: 'packer' }, { name: 'boxer' });
+    expect(await roles()).toEqual({ realm: ['boxer'], stock: ['count'] });
+    await kc.clients.delClientScopeMappings({ id: narrow, client: stock }, [await stockRole('count')]);
+    expect(await roles()).toEqual({ realm: ['boxer'], stock: [] });
+    // With a full scope again, every role of nia's.
+    await kc.clients.update({ id: narrow }, { fullScopeAllowed: true });
+    const full = await roles();
+    expect(full.realm).toEqual(expect.arrayContaining(['boxer', 'driver', 'default-roles-depot']));
+    expect(full.stock).toEqual(['count', 'order']);
+  });
+
   it('lists the roles every realm has, updates and deletes a role (mappings of it go too)', async () => {
     const names = (await kc.roles.find()).map((r) => r.name);
     expect(names).toEqual(

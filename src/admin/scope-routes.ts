@@ -1,0 +1,108 @@
+// /admin/realms/{realm}/clients/{id}/scope-mappings: the roles a client whose scope is not full
+// (fullScopeAllowed false) lets into its tokens, as Keycloak's ScopeMappedResource reads and changes them.
+import type { Router } from 'express';
+import { changeRealm } from './edit.js';
+import {
+  addNames,
+  clientRolesOf,
+  findClient,
+  realmRoleList,
+  removeNames,
+  roleNamesOf,
+  scopeOf,
+  setScope,
+} from './resources.js';
+import { realmIdOf, roleOut } from './representations.js';
+import { handle, keycloakOf, type AdminContext } from './http.js';
+
+const S = '/:realm/clients/:id/scope-mappings';
+
+export function scopeRoutes(router: Router, ctx: AdminContext): void {
+  // Everything in scope: realm roles, and client roles by the client that has them.
+  router.get(
+    S,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const scope = scopeOf(rep, findClient(rep, String(req.params['id'])).clientId);
+      const realm = realmRoleList(rep, p.realm.keycloak).filter((r) => scope.realmRoles.includes(r.name));
+      const clients = Object.entries(scope.clientRoles).flatMap(([clientId, names]) => {
+        const container = (rep.clients ?? []).find((c) => c.clientId === clientId);
+        if (container === undefined) return [];
+        const mappings = (rep.roles?.client?.[clientId] ?? [])
+          .filter((r) => names.includes(r.name))
+          .map((r) => roleOut(r, container.id ?? '', true));
+        return [[clientId, { id: container.id, client: clientId, mappings }] as const];
+      });
+      res.json({
+        ...(realm.length > 0 ? { realmMappings: realm.map((r) => roleOut(r, realmIdOf(rep), false)) } : {}),
+        ...(clients.length > 0 ? { clientMappings: Object.fromEntries(clients) } : {}),
+      });
+    }),
+  );
+  router.get(
+    [`${S}/realm`, `${S}/realm/available`],
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const { realmRoles } = scopeOf(rep, findClient(rep, String(req.params['id'])).clientId);
+      const available = req.path.endsWith('/available');
+      res.json(
+        realmRoleList(rep, p.realm.keycloak)
+          .filter((r) => realmRoles.includes(r.name) !== available)
+          .map((r) => roleOut(r, realmIdOf(rep), false)),
+      );
+    }),
+  );
+  for (const method of ['post', 'delete'] as const)
+    router[method](
+      `${S}/realm`,
+      handle(async (req, res) => {
+        const p = await ctx.provider(req);
+        await changeRealm(p, (rep) => {
+          const { clientId } = findClient(rep, String(req.params['id']));
+          const names = roleNamesOf(req.body, realmRoleList(rep, p.realm.keycloak));
+          const scope = scopeOf(rep, clientId);
+          scope.realmRoles =
+            method === 'post' ? addNames(scope.realmRoles, names) : removeNames(scope.realmRoles, names);
+          setScope(rep, clientId, scope);
+        });
+        res.status(204).end();
+      }),
+    );
+
+  // One client's roles in scope (that client by its id).
+  router.get(
+    [`${S}/clients/:client`, `${S}/clients/:client/available`],
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const { clientId } = findClient(rep, String(req.params['id']));
+      const container = findClient(rep, String(req.params['client']));
+      const names = scopeOf(rep, clientId).clientRoles[container.clientId] ?? [];
+      const available = req.path.endsWith('/available');
+      res.json(
+        (rep.roles?.client?.[container.clientId] ?? [])
+          .filter((r) => names.includes(r.name) !== available)
+          .map((r) => roleOut(r, container.id ?? '', true)),
+      );
+    }),
+  );
+  for (const method of ['post', 'delete'] as const)
+    router[method](
+      `${S}/clients/:client`,
+      handle(async (req, res) => {
+        const p = await ctx.provider(req);
+        await changeRealm(p, (rep) => {
+          const { clientId } = findClient(rep, String(req.params['id']));
+          const container = findClient(rep, String(req.params['client']));
+          const names = roleNamesOf(req.body, clientRolesOf(rep, container.clientId));
+          const scope = scopeOf(rep, clientId);
+          const held = scope.clientRoles[container.clientId];
+          scope.clientRoles[container.clientId] =
+            method === 'post' ? addNames(held, names) : removeNames(held, names);
+          setScope(rep, clientId, scope);
+        });
+        res.status(204).end();
+      }),
+    );
+}
