@@ -158,20 +158,20 @@ function eachScopeMapping(rep: Rep, client: string | undefined, edit: (roles: st
       if (m.roles !== undefined) m.roles = edit(m.roles);
 }
 
-/** Removes every mention of a realm role (or a client's role) from users, groups and composites. */
-export function forgetRole(rep: Rep, name: string, client?: string): void {
-  const drop = (holder: {
-    realmRoles?: string[] | undefined;
-    clientRoles?: Record<string, string[]> | undefined;
-  }): void => {
+/**
+ * Applies `edit` to every list naming realm roles (client undefined) or `client`'s roles: users', groups',
+ * the scope mappings' and the roles' composites.
+ */
+function editRoleMentions(rep: Rep, client: string | undefined, edit: (names: string[]) => string[]): void {
+  const holders: { realmRoles?: string[] | undefined; clientRoles?: Record<string, string[]> | undefined }[] =
+    [...(rep.users ?? []), ...allGroups(rep).map(({ group }) => group)];
+  for (const holder of holders) {
     if (client === undefined) {
-      if (holder.realmRoles !== undefined) holder.realmRoles = removeNames(holder.realmRoles, [name]);
+      if (holder.realmRoles !== undefined) holder.realmRoles = edit(holder.realmRoles);
     } else if (holder.clientRoles?.[client] !== undefined)
-      holder.clientRoles[client] = removeNames(holder.clientRoles[client], [name]);
-  };
-  for (const u of rep.users ?? []) drop(u);
-  for (const { group } of allGroups(rep)) drop(group);
-  eachScopeMapping(rep, client, (roles) => removeNames(roles, [name]));
+      holder.clientRoles[client] = edit(holder.clientRoles[client]);
+  }
+  eachScopeMapping(rep, client, edit);
   const roles = [
     ...(rep.roles?.realm ?? []),
     ...Object.values(rep.roles?.client ?? {}).flat(),
@@ -181,9 +181,14 @@ export function forgetRole(rep: Rep, name: string, client?: string): void {
     const c = role.composites;
     if (c === undefined) continue;
     if (client === undefined) {
-      if (c.realm !== undefined) c.realm = removeNames(c.realm, [name]);
-    } else if (c.client?.[client] !== undefined) c.client[client] = removeNames(c.client[client], [name]);
+      if (c.realm !== undefined) c.realm = edit(c.realm);
+    } else if (c.client?.[client] !== undefined) c.client[client] = edit(c.client[client]);
   }
+}
+
+/** Removes every mention of a realm role (or a client's role) from users, groups, scope mappings and composites. */
+export function forgetRole(rep: Rep, name: string, client?: string): void {
+  editRoleMentions(rep, client, (names) => removeNames(names, [name]));
 }
 
 /** A role set of the realm model as a representation's composites. */
@@ -215,33 +220,10 @@ export function ownRealmRole(rep: Rep, kc: KeycloakRealm | undefined, name: stri
   return builtIn;
 }
 
-/** Renames every mention of a realm role (or a client's role) in users, groups, composites and default roles. */
+/** Renames every mention of a realm role (or a client's role) in users, groups, scope mappings, composites and default roles. */
 export function renameRole(rep: Rep, from: string, to: string, client?: string): void {
   const swap = (list: string[]): string[] => list.map((n) => (n === from ? to : n));
-  const rename = (holder: {
-    realmRoles?: string[] | undefined;
-    clientRoles?: Record<string, string[]> | undefined;
-  }): void => {
-    if (client === undefined) {
-      if (holder.realmRoles !== undefined) holder.realmRoles = swap(holder.realmRoles);
-    } else if (holder.clientRoles?.[client] !== undefined)
-      holder.clientRoles[client] = swap(holder.clientRoles[client]);
-  };
-  for (const u of rep.users ?? []) rename(u);
-  for (const { group } of allGroups(rep)) rename(group);
-  eachScopeMapping(rep, client, swap);
-  const roles = [
-    ...(rep.roles?.realm ?? []),
-    ...Object.values(rep.roles?.client ?? {}).flat(),
-    ...(rep.defaultRole !== undefined ? [rep.defaultRole as RoleRepresentation] : []),
-  ];
-  for (const role of roles) {
-    const c = role.composites;
-    if (c === undefined) continue;
-    if (client === undefined) {
-      if (c.realm !== undefined) c.realm = swap(c.realm);
-    } else if (c.client?.[client] !== undefined) c.client[client] = swap(c.client[client]);
-  }
+  editRoleMentions(rep, client, swap);
   // Files older than Keycloak 13 list the default roles by name.
   if (client === undefined) {
     if (rep.defaultRoles !== undefined) rep.defaultRoles = swap(rep.defaultRoles);
