@@ -4,8 +4,10 @@
 // list: a realm made at one replica is served by the next request at any, and a deleted one is gone there.
 // A request for a realm started with the process reads the list when the realm's own shared state moved (a
 // deletion moves it), before it is answered. An idle process also polls a few times a second. A store that
-// comes back empty gets the list back from the replicas.
+// comes back empty gets the list back from the replicas: each writes back the realms it serves that the list
+// no longer names, before it answers the request that found them missing.
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
+import { uniqueId } from '../ids.js';
 import type { Logger } from '../log.js';
 import type { SharedRealms } from '../store/backend.js';
 
@@ -53,19 +55,25 @@ export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger
   /** The realms being made here now: their record is this process's own (a poll meanwhile leaves them). */
   const making = new Set<string>();
 
-  const syncOnce = async (): Promise<void> => {
-    let version = await shared.version();
-    if (version === null) {
-      // Never written, or the store came back empty: the realms made at run time are written back.
-      const made = [...applied].filter(([name, text]) => text !== '' && table.has(name));
-      for (const [name, text] of made) await shared.create(name, text);
-      if (made.length > 0) {
-        log.warn(`mock-idp: the store came back empty; wrote back the realms made at run time`);
-        version = await shared.version();
-      }
+  const syncOnce = async (wroteBack = false): Promise<void> => {
+    const version = await shared.version();
+    if (version !== null && version === seen) return;
+    const records = version === null ? {} : await shared.read();
+    // A realm served here that the list does not name: the store came back empty (a deleted realm stays
+    // named, as deleted). It is written back before this request is answered, also when another replica
+    // wrote back its own realms first.
+    const missing = [...applied].filter(
+      ([name, text]) => text !== '' && records[name] === undefined && !making.has(name) && table.has(name),
+    );
+    if (missing.length > 0 && !wroteBack) {
+      for (const [name, text] of missing) await shared.create(name, text, uniqueId());
+      log.warn(
+        `mock-idp: the store came back empty; wrote back the realms made at run time: ${missing.map(([name]) => `"${name}"`).join(', ')}`,
+      );
+      // Read again (another replica may have written back a different one of the name meanwhile).
+      seen = undefined;
+      return syncOnce(true);
     }
-    if (version === seen) return;
-    const records = await shared.read();
     for (const [name, record] of Object.entries(records)) {
       const parsed = parseRecord(record);
       if (parsed === undefined) {
@@ -115,7 +123,7 @@ export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger
       making.add(rep.realm);
       try {
         await table.add(rep);
-        const recorded = await shared.create(rep.realm, text).catch((err: unknown) => {
+        const recorded = await shared.create(rep.realm, text, uniqueId()).catch((err: unknown) => {
           table.drop(rep.realm);
           throw err;
         });
@@ -131,7 +139,7 @@ export function shareRealms(shared: SharedRealms, table: RealmTable, log: Logger
       }
     },
     remove: async (name) => {
-      await shared.remove(name);
+      await shared.remove(name, uniqueId());
       table.drop(name);
       applied.set(name, '');
     },

@@ -141,18 +141,17 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     return reseeding;
   };
 
-  /** Whether this process applied a later version than `version` (a replica that re-seeded was behind). */
-  const ahead = (version: string | null): boolean =>
-    seen !== undefined && Number(seen ?? 0) > Number(version ?? 0);
-
   const pullOnce = async (): Promise<void> => {
     let now = await state.version();
     if (now.marker === null && marker === undefined) {
       // No marker at this process's first read: a store never seeded (the first replica).
       await state.mark(uniqueId());
       now = await state.version();
-    } else if (now.marker !== marker && (now.marker === null || ahead(now.version))) {
-      // Emptied; or re-seeded by a replica that had not applied the last change this one had.
+    } else if (now.marker !== marker && (now.marker === null || marker !== undefined)) {
+      // Emptied; or emptied and re-seeded by another replica since this one last looked. Either way this
+      // replica writes back what it holds, and the store decides: all of it when the store is empty or was
+      // re-seeded by a replica behind it; else only the shared values missing there (a key made on first use
+      // at this replica), so every replica goes on publishing the same keys.
       await reseed();
       now = await state.version();
     }

@@ -111,17 +111,24 @@ export interface SharedQaState {
  * Keycloak representation as JSON text (`{"text":…}`) or that it was deleted (`{"deleted":true}`).
  */
 export interface SharedRealms {
-  /** The list's version counter (null: never written, or the store came back empty). */
+  /**
+   * The list's version: its epoch and change counter (null: never written, or the store came back empty).
+   * A list written again after the store was emptied has a new epoch, so its version differs from every
+   * version before it.
+   */
   version(): Promise<string | null>;
   /** Every record by realm name. */
   read(): Promise<Record<string, string>>;
-  /** Records a new realm unless one of that name is there (not deleted); false when it is. */
-  create(name: string, text: string): Promise<boolean>;
+  /**
+   * Records a new realm unless one of that name is there (not deleted); false when it is. `epoch` (a new id)
+   * becomes the list's epoch when it has none.
+   */
+  create(name: string, text: string, epoch: string): Promise<boolean>;
   /**
    * Records that a realm was deleted, and drops everything it kept: its shared changes (QA state,
    * registered clients), sessions, codes, and its values shared at start (keys, realm secret).
    */
-  remove(name: string): Promise<void>;
+  remove(name: string, epoch: string): Promise<void>;
 }
 
 const USAGE = 'expected memory or redis://[:password@]host:port[/db] (or rediss://)';

@@ -358,6 +358,8 @@ return redis.call('INCR', KEYS[2])
 /** The realms made and deleted at run time (outside every realm's `mock-idp:{realm}:` keys). */
 const REALMS = 'mock-idp-realms';
 const REALMS_VERSION = 'mock-idp-realms-version';
+/** The realm list's epoch: set by the first write after the store was empty. */
+const REALMS_EPOCH = 'mock-idp-realms-epoch';
 
 /**
  * Records a new realm (ARGV[1] name, ARGV[2] record) unless a realm of that name is recorded and not
@@ -368,6 +370,7 @@ local current = redis.call('HGET', KEYS[1], ARGV[1])
 if current and not string.find(current, '"deleted":true', 1, true) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[3], ARGV[3], 'NX')
 return 1
 `;
 
@@ -586,21 +589,27 @@ class RedisBackend implements StoreBackend {
   }
 
   sharedRealms: SharedRealms = {
-    version: () => this.#run(async () => (await this.#redis.get(REALMS_VERSION)) ?? null),
+    version: () =>
+      this.#run(async () => {
+        const [epoch, counter] = await this.#redis.mget(REALMS_EPOCH, REALMS_VERSION);
+        return counter === null || counter === undefined ? null : `${epoch ?? '-'}:${counter}`;
+      }),
     read: () => this.#run(() => this.#redis.hgetall(REALMS)),
-    create: (name, text) =>
+    create: (name, text, epoch) =>
       this.#run(async () => {
         const done = await this.#redis.eval(
           CREATE_REALM_SCRIPT,
-          2,
+          3,
           REALMS,
           REALMS_VERSION,
+          REALMS_EPOCH,
           name,
           JSON.stringify({ text }),
+          epoch,
         );
         return done === 1;
       }),
-    remove: (name) =>
+    remove: (name, epoch) =>
       this.#run(async () => {
         const prefix = `mock-idp:${name}:`;
         // Everything the realm kept goes: its sessions, codes, faults and journal, and the values shared at
@@ -621,6 +630,7 @@ class RedisBackend implements StoreBackend {
           .del(`${prefix}qa`, `${prefix}clients`)
           .incr(versionKey(prefix))
           .incr(REALMS_VERSION)
+          .set(REALMS_EPOCH, epoch, 'NX')
           .exec();
         this.#sharedValues.delete(name);
       }),

@@ -1,7 +1,7 @@
 // A real redis-server (Debian's package) for the Redis store tests: a free port, its own empty data
 // directory, no persistence, stopped by its pid. Missing, it skips those tests (see real-parts.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tempDir } from './files.js';
 import { makeCertificates } from './openssl.js';
 import { skipWithout } from './real-parts.js';
@@ -164,4 +164,52 @@ export function useRedis(args: Later<string[]> = [], options: RedisOptions = {})
 /** Stops a server and removes nothing else: its data directory is a temp dir with persistence off. */
 export async function stopRedis(server: RedisServer | undefined): Promise<void> {
   await server?.stop();
+}
+
+export interface HeldLine {
+  /** redis://127.0.0.1:PORT of the line (a replica started with it reaches Redis through it). */
+  url: string;
+  /** Holds what goes both ways (queued, not lost) until release: the replica cannot see Redis meanwhile. */
+  hold(): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP line to a redis-server that the test can hold: one replica is kept from seeing what happens in Redis
+ * (emptied, re-seeded by another) until released, as a replica busy or slow to look would be.
+ */
+export async function heldLine(redis: RedisServer): Promise<HeldLine> {
+  const sockets = new Set<Socket>();
+  let held = false;
+  const server = createServer((inbound) => {
+    const outbound = connect(redis.port, '127.0.0.1');
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+      if (held) socket.pause();
+    }
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+    inbound.on('close', () => outbound.destroy());
+    outbound.on('close', () => inbound.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    hold: () => {
+      held = true;
+      for (const socket of sockets) socket.pause();
+    },
+    release: () => {
+      held = false;
+      for (const socket of sockets) socket.resume();
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import KcAdminClient from '@keycloak/keycloak-admin-client';
+import { Redis } from 'ioredis';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -190,14 +191,53 @@ describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
     const atA = await adminAt(a);
     await atA.realms.create(depot('kept'));
     await redis.flush();
-    // A's next request for it finds the list gone and writes it back; a replica started now serves it.
-    expect((await grantIn(a, 'kept')).status).toBe(200);
+    // A replica started now never saw "kept": the realm it makes starts the list again without it.
     const c = await startIdp({ fixtures: ACME, store: redis.url });
     try {
-      const answer = await grantIn(c, 'kept');
-      expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+      await (await adminAt(c)).realms.create(depot('fresh'));
+      // A's next request for "kept" finds it missing from the list and writes it back before answering
+      // (or finds it written back already, by B or by A's poll): a replica started after serves both.
+      expect((await grantIn(a, 'kept')).status).toBe(200);
+      const d = await startIdp({ fixtures: ACME, store: redis.url });
+      try {
+        for (const realm of ['kept', 'fresh']) {
+          const answer = await grantIn(d, realm);
+          expect(answer.status, `${realm}: ${JSON.stringify(answer.json)}`).toBe(200);
+        }
+      } finally {
+        await d.close();
+      }
     } finally {
       await c.close();
+    }
+  });
+
+  it('a realm made at run time is written back when another replica wrote back the list first without it', async () => {
+    const atA = await adminAt(a);
+    await atA.realms.create(depot('second-kept'));
+    // In one step, so no replica sees the list missing: emptied, and the list written again as a replica
+    // that never saw "second-kept" writes it (its one realm, a new epoch).
+    const admin = new Redis(redis.url);
+    try {
+      await admin
+        .multi()
+        .flushall()
+        .hset('mock-idp-realms', 'other', JSON.stringify({ text: JSON.stringify(depot('other')) }))
+        .set('mock-idp-realms-version', '1')
+        .set('mock-idp-realms-epoch', 'written-back-elsewhere')
+        .exec();
+    } finally {
+      admin.disconnect();
+    }
+    expect((await grantIn(a, 'second-kept')).status).toBe(200);
+    const d = await startIdp({ fixtures: ACME, store: redis.url });
+    try {
+      for (const realm of ['second-kept', 'other']) {
+        const answer = await grantIn(d, realm);
+        expect(answer.status, `${realm}: ${JSON.stringify(answer.json)}`).toBe(200);
+      }
+    } finally {
+      await d.close();
     }
   });
 

@@ -5,7 +5,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 
 import { Redis } from 'ioredis';
 import { authorize, BATCH_JOB, exchangeCode, WEB_APP } from '../helpers/bundled.js';
 import { basic, call, get, postForm, type Answer } from '../helpers/http.js';
-import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
+import { heldLine, startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
 import { endpointsOf } from '../helpers/server.js';
 import { startMockIdp, type MockIdp } from '../../src/index.js';
 import { createLogger } from '../../src/log.js';
@@ -129,8 +129,8 @@ describe.skipIf(SKIP_REDIS)('replicas read their writes and survive an emptied R
     await redis.stop();
   });
 
-  async function replica(): Promise<MockIdp> {
-    const idp = await startMockIdp({ store: redis.url, logger: quiet });
+  async function replica(store = redis.url): Promise<MockIdp> {
+    const idp = await startMockIdp({ store, logger: quiet });
     running.push(idp);
     return idp;
   }
@@ -231,6 +231,26 @@ describe.skipIf(SKIP_REDIS)('replicas read their writes and survive an emptied R
     for (const idp of [a, b])
       await expect.poll(async () => (await health(idp)).json, { timeout: 10_000 }).toEqual({ status: 'UP' });
     await after(a, b, held);
+  });
+
+  it('emptied and re-seeded by a replica that never used the EC key, unseen by the one that did: it writes the key back when it looks', async () => {
+    const line = await heldLine(redis);
+    try {
+      const a = await replica(line.url);
+      const b = await replica();
+      const held = await before(a);
+      // A sees nothing of Redis while it is emptied and B re-seeds it without the EC key (made at A only).
+      line.hold();
+      await redis.flush();
+      await expect.poll(async () => (await health(b)).json, { timeout: 10_000 }).toEqual({ status: 'UP' });
+      line.release();
+      // A finds the store re-seeded by another: it writes back the values it holds that are missing there.
+      await expect.poll(async () => (await health(a)).json, { timeout: 10_000 }).toEqual({ status: 'UP' });
+      await after(a, b, held);
+    } finally {
+      for (const idp of running.splice(0)) await idp.close();
+      await line.close();
+    }
   });
 
   it("a real restart of redis-server without persistence (--save ''): re-seeded on reconnect", async () => {
