@@ -11,10 +11,10 @@ import {
   jwtVerify,
   type JSONWebKeySet,
 } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { basic, postForm } from '../helpers/http.js';
-import { startRedis, SKIP_REDIS, type RedisServer } from '../helpers/redis.js';
-import { startIdp, type TestIdp } from '../helpers/server.js';
+import { SKIP_REDIS, useRedis, type RedisServer } from '../helpers/redis.js';
+import { startIdp, useIdp, type TestIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
 
@@ -24,22 +24,15 @@ async function adminAt(idp: TestIdp): Promise<KcAdminClient> {
   return kc;
 }
 
+/** One redis-server and two replicas A and B of the acme realm on it, for the calling describe block. */
+function useReplicas(): { redis: RedisServer; a: TestIdp; b: TestIdp } {
+  const redis = useRedis();
+  const replica = (): TestIdp => useIdp(() => ({ fixtures: ACME, store: redis.url }));
+  return { redis, a: replica(), b: replica() };
+}
+
 describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
-  let redis: RedisServer;
-  let a: TestIdp;
-  let b: TestIdp;
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    a = await startIdp({ fixtures: ACME, store: redis.url });
-    b = await startIdp({ fixtures: ACME, store: redis.url });
-  }, 60_000);
-
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
-  });
+  const { redis, a, b } = useReplicas();
 
   const passwordGrant = (idp: TestIdp, username: string, password: string) =>
     postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
@@ -258,21 +251,7 @@ describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
 });
 
 describe.skipIf(SKIP_REDIS)('a fixture realm deleted (and made again) on two replicas', () => {
-  let redis: RedisServer;
-  let a: TestIdp;
-  let b: TestIdp;
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    a = await startIdp({ fixtures: ACME, store: redis.url });
-    b = await startIdp({ fixtures: ACME, store: redis.url });
-  }, 60_000);
-
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
-  });
+  const { a, b } = useReplicas();
 
   const acme = (): Record<string, unknown> =>
     JSON.parse(readFileSync(ACME, 'utf8')) as Record<string, unknown>;
@@ -322,21 +301,7 @@ describe.skipIf(SKIP_REDIS)('a fixture realm deleted (and made again) on two rep
 });
 
 describe.skipIf(SKIP_REDIS)('a fixture realm deleted at A, asked at B next', () => {
-  let redis: RedisServer;
-  let a: TestIdp;
-  let b: TestIdp;
-
-  beforeAll(async () => {
-    redis = await startRedis();
-    a = await startIdp({ fixtures: ACME, store: redis.url });
-    b = await startIdp({ fixtures: ACME, store: redis.url });
-  }, 60_000);
-
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
-  });
+  const { a, b } = useReplicas();
 
   it('gets 404 for its discovery and its token endpoint at once, and B lists it no more', async () => {
     expect((await fetch(`${b.url}/realms/acme/.well-known/openid-configuration`)).status).toBe(200);
