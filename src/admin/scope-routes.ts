@@ -1,6 +1,8 @@
 // /admin/realms/{realm}/clients/{id}/scope-mappings: the roles a client whose scope is not full
 // (fullScopeAllowed false) lets into its tokens, as Keycloak's ScopeMappedResource reads and changes them.
 import type { Router } from 'express';
+import { inScope } from '../fixtures/keycloak/roles.js';
+import type { RoleSet } from '../fixtures/keycloak/model.js';
 import { changeRealm } from './edit.js';
 import {
   addNames,
@@ -16,6 +18,20 @@ import { realmIdOf, roleOut } from './representations.js';
 import { handle, keycloakOf, type AdminContext } from './http.js';
 
 const S = '/:realm/clients/:id/scope-mappings';
+
+/**
+ * The roles of `all` a client's tokens may carry, as Keycloak's `composite` views list them (its
+ * `hasScope`): all with `fullScopeAllowed`; else those its scope mappings and its own client roles reach,
+ * composites expanded (not its client scopes' mappings).
+ */
+function effectiveScope(
+  p: Awaited<ReturnType<AdminContext['provider']>>,
+  clientId: string,
+  all: RoleSet,
+): RoleSet {
+  const kc = p.realm.keycloak;
+  return kc === undefined ? all : inScope(kc, clientId, [], all);
+}
 
 export function scopeRoutes(router: Router, ctx: AdminContext): void {
   // Everything in scope: realm roles, and client roles by the client that has them.
@@ -38,6 +54,19 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
         ...(realm.length > 0 ? { realmMappings: realm.map((r) => roleOut(r, realmIdOf(rep), false)) } : {}),
         ...(clients.length > 0 ? { clientMappings: Object.fromEntries(clients) } : {}),
       });
+    }),
+  );
+  router.get(
+    `${S}/realm/composite`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const roles = realmRoleList(rep, p.realm.keycloak);
+      const { clientId } = findClient(rep, String(req.params['id']));
+      const kept = new Set(
+        effectiveScope(p, clientId, { realm: roles.map((r) => r.name), client: new Map() }).realm,
+      );
+      res.json(roles.filter((r) => kept.has(r.name)).map((r) => roleOut(r, realmIdOf(rep), false)));
     }),
   );
   router.get(
@@ -72,6 +101,19 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
     );
 
   // One client's roles in scope (that client by its id).
+  router.get(
+    `${S}/clients/:client/composite`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const { clientId } = findClient(rep, String(req.params['id']));
+      const container = findClient(rep, String(req.params['client']));
+      const roles = rep.roles?.client?.[container.clientId] ?? [];
+      const all: RoleSet = { realm: [], client: new Map([[container.clientId, roles.map((r) => r.name)]]) };
+      const kept = new Set(effectiveScope(p, clientId, all).client.get(container.clientId) ?? []);
+      res.json(roles.filter((r) => kept.has(r.name)).map((r) => roleOut(r, container.id ?? '', true)));
+    }),
+  );
   router.get(
     [`${S}/clients/:client`, `${S}/clients/:client/available`],
     handle(async (req, res) => {

@@ -516,6 +516,28 @@ describe('clients, roles, groups, realms and sessions through the admin client',
         (r) => r.name,
       ),
     ).toEqual(['count']);
+    // The composite views: what the scope reaches, composites expanded (a composite in scope brings its
+    // roles), its own client roles included.
+    await kc.roles.create({ name: 'lead' });
+    await kc.roles.createComposite({ roleId: (await realmRole('lead')).id }, [await realmRole('driver')]);
+    expect((await kc.clients.listCompositeRealmScopeMappings({ id: narrow })).map((r) => r.name)).toEqual([
+      'packer',
+    ]);
+    await kc.clients.addRealmScopeMappings({ id: narrow }, [await realmRole('lead')]);
+    expect(
+      (await kc.clients.listCompositeRealmScopeMappings({ id: narrow })).map((r) => r.name).sort(),
+    ).toEqual(['driver', 'lead', 'packer']);
+    expect(await roles()).toEqual({ realm: ['packer', 'driver'], stock: ['count'] });
+    await kc.clients.delRealmScopeMappings({ id: narrow }, [await realmRole('lead')]);
+    expect(
+      (await kc.clients.listCompositeClientScopeMappings({ id: narrow, client: stock })).map((r) => r.name),
+    ).toEqual(['count']);
+    // A client with a full scope reaches every role.
+    const { id: wide } = await kc.clients.create({ clientId: 'wide-web', fullScopeAllowed: true });
+    expect(
+      (await kc.clients.listCompositeClientScopeMappings({ id: wide, client: stock })).map((r) => r.name),
+    ).toEqual(['count', 'order']);
+    await kc.clients.del({ id: wide });
     // A renamed role stays in scope under its new name; one taken out of scope leaves the tokens.
     await kc.roles.updateByName({ name: 'packer' }, { name: 'boxer' });
     expect(await roles()).toEqual({ realm: ['boxer'], stock: ['count'] });
