@@ -133,6 +133,12 @@ export function startServe(
   timeoutMs = 15_000,
   nodeFlags: readonly string[] = [],
 ): Promise<ServeProcess> {
+  // The default port (8080) is shared by every test file running at once: a server a test starts takes a
+  // free one (`--port 0`, or a port picked free and passed on).
+  if (!args.some((a) => a === '--port' || a === '-p' || a.startsWith('--port=')) && env['PORT'] === undefined)
+    return Promise.reject(
+      new Error(`startServe(${JSON.stringify(args)}): pass --port (0 for any free port)`),
+    );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { cwd: ROOT, env: childEnv(env) });
     let out = '';

@@ -103,7 +103,7 @@ describe('the admin user from the library options', () => {
 });
 
 describe('the admin user of `mock-idp serve`', () => {
-  const serve = useCliPerTest();
+  const serve = useCliPerTest(['--host', '127.0.0.1', '--port', '0']);
 
   it.each([
     ['--admin-user and --admin-password', ['--admin-user', 'root', '--admin-password', 'root-pw'], {}],
