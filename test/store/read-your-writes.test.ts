@@ -201,7 +201,7 @@ describe.skipIf(SKIP_REDIS)('replicas read their writes and survive an emptied R
     try {
       // Emptied, and writes held off for a moment (in the same step): the re-seeding waits, so /health can
       // be seen before it.
-      await admin.multi().flushall().client('PAUSE', '1000', 'WRITE').exec();
+      await admin.multi().flushall().client('PAUSE', '2000', 'WRITE').exec();
       const down = await health(a);
       expect(down.status).toBe(503);
       expect(down.json).toEqual({
@@ -223,7 +223,7 @@ describe.skipIf(SKIP_REDIS)('replicas read their writes and survive an emptied R
     try {
       // B, which has not published the EC key (made on first use, at A), notices first: its re-seeding
       // runs first once writes resume, and cannot write back a key it does not hold.
-      await admin.multi().flushall().client('PAUSE', '500', 'WRITE').exec();
+      await admin.multi().flushall().client('PAUSE', '2000', 'WRITE').exec();
       expect((await health(b)).status).toBe(503);
     } finally {
       admin.disconnect();
