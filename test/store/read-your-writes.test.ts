@@ -212,7 +212,8 @@ describe.skipIf(SKIP_REDIS)('replicas read their writes and survive an emptied R
       admin.disconnect();
     }
     await expect.poll(async () => (await health(a)).status, { timeout: 10_000 }).toBe(200);
-    expect((await health(b)).json).toEqual({ status: 'UP' });
+    // B too, once it has written back what it holds and the store lacks (at once, or after A's re-seeding).
+    await expect.poll(async () => (await health(b)).json, { timeout: 10_000 }).toEqual({ status: 'UP' });
     await after(a, b, held);
   });
 
