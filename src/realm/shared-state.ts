@@ -141,7 +141,7 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
     return reseeding;
   };
 
-  const pullOnce = async (): Promise<void> => {
+  const pullOnce = async (attempt = 1): Promise<void> => {
     let now = await state.version();
     if (now.marker === null && marker === undefined) {
       // No marker at this process's first read: a store never seeded (the first replica).
@@ -170,6 +170,14 @@ export function shareQaState(p: Provider, state: SharedQaState, log: Logger): Qa
       if (closed) return;
     }
     const [all, clients] = await Promise.all([state.read(), state.clients()]);
+    // The version is read apart from the values: when it (or the marker) moved meanwhile, what was read may
+    // be of another moment (a store emptied between the two reads reads as the version before with no
+    // values), and taken as that version it would be held as current. Read again instead.
+    const after = await state.version();
+    if (after.version !== now.version || after.marker !== now.marker) {
+      if (attempt < 5) return pullOnce(attempt + 1);
+      return; // still moving: the next request or poll reads again (this version is not taken as seen)
+    }
     for (const kind of ['fixtures', 'keys', 'clock'] as const) {
       const value = all[kind];
       if (value === undefined || value === applied.get(kind)) continue;
