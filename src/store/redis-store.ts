@@ -363,7 +363,8 @@ const REALMS_EPOCH = 'mock-idp-realms-epoch';
 
 /**
  * Records a new realm (ARGV[1] name, ARGV[2] record) unless a realm of that name is recorded and not
- * deleted; bumps the version (KEYS[2]). 1 when recorded.
+ * deleted; bumps the version (KEYS[2]) and gives the list the epoch ARGV[3] when it has none (KEYS[3]).
+ * 1 when recorded.
  */
 const CREATE_REALM_SCRIPT = `
 local current = redis.call('HGET', KEYS[1], ARGV[1])
