@@ -97,7 +97,15 @@ async function readPem(file: string, what: string): Promise<string> {
 
 /** The given certificate and key, read and checked: both decode, and the key is the certificate's. */
 async function givenMaterial(certFile: string, keyFile: string): Promise<TlsMaterial> {
-  const [cert, key] = await Promise.all([readPem(certFile, 'certificate'), readPem(keyFile, 'key')]);
+  // Both read at once; when both fail, the certificate's failure is the one told (not whichever came first).
+  const [certRead, keyRead] = await Promise.allSettled([
+    readPem(certFile, 'certificate'),
+    readPem(keyFile, 'key'),
+  ]);
+  if (certRead.status === 'rejected') throw certRead.reason;
+  if (keyRead.status === 'rejected') throw keyRead.reason;
+  const cert = certRead.value;
+  const key = keyRead.value;
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(cert);
