@@ -197,7 +197,11 @@ describe.skipIf(SKIP_REDIS)('admin changes on two replicas', () => {
     const atA = await adminAt(a);
     await atA.realms.create(depot('kept'));
     await redis.flush();
-    // A replica started now never saw "kept": the realm it makes starts the list again without it.
+    // Replicas are started once the running ones are UP again (docs/replicas.md: one started before they
+    // noticed the empty store makes keys of its own). It never saw "kept": the realm it makes starts the
+    // list again without it.
+    for (const idp of [a, b])
+      await expect.poll(async () => (await fetch(`${idp.url}/health`)).status, { timeout: 10_000 }).toBe(200);
     const c = await startIdp({ fixtures: ACME, store: redis.url });
     try {
       await (await adminAt(c)).realms.create(depot('fresh'));
