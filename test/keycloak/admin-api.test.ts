@@ -201,6 +201,7 @@ describe('refusals, as Keycloak answers them', () => {
   let token: string;
   let userToken: string;
   let takenId: string;
+  let adminCliId: string;
 
   beforeAll(async () => {
     const kc = await adminClient('master');
@@ -220,6 +221,7 @@ describe('refusals, as Keycloak answers them', () => {
     userToken = ((await answer.json()) as { access_token: string }).access_token;
     ({ id: takenId } = await kc.users.create({ username: 'taken', enabled: true }));
     await kc.groups.create({ name: 'ops' });
+    adminCliId = (await kc.clients.find({ clientId: 'admin-cli' }))[0]?.id ?? '';
   });
 
   const DEBUG = 'For more on this error consult the server log at the debug level.';
@@ -260,6 +262,21 @@ describe('refusals, as Keycloak answers them', () => {
       404,
       { error: 'Could not find client', error_description: DEBUG },
       () => ({ path: `${M}/clients/${NO_ID}`, headers: admin() }),
+    ],
+    [
+      'the scope of an unknown client, composites expanded',
+      404,
+      { error: 'Could not find client', error_description: DEBUG },
+      () => ({ path: `${M}/clients/${NO_ID}/scope-mappings/realm/composite`, headers: admin() }),
+    ],
+    [
+      "an unknown client's roles in a known client's scope, composites expanded",
+      404,
+      { error: 'Could not find client', error_description: DEBUG },
+      () => ({
+        path: `${M}/clients/${adminCliId}/scope-mappings/clients/${NO_ID}/composite`,
+        headers: admin(),
+      }),
     ],
     [
       'an unknown role',
