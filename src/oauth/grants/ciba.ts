@@ -8,6 +8,7 @@ import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
 import { approvedGrant, DEFAULT_INTERVAL_S, isDisabled, pollBackchannel } from '../backchannel.js';
 import { invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
+import { checkProofScope } from '../version-rules.js';
 import type { Params } from '../params.js';
 import { grantScopes, parseScope } from '../scopes.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
@@ -93,6 +94,8 @@ export async function authenticateBackchannel(
   if (isDisabled(p, user.username))
     throw new OAuthError('unknown_user_id', `The user login_hint names is disabled: they cannot sign in`);
   const scopes = grantScopes(p.realm, client, asked);
+  const apiVersion = configuredVersion(p.realm, client);
+  checkProofScope(p.realm, apiVersion, scopes);
   const bindingMessage = bindingMessageOf(params);
   const expiresIn = expiryOf(params);
   const now = p.clock.nowSeconds();
@@ -111,7 +114,7 @@ export async function authenticateBackchannel(
     ...(client.cibaAutoApproveSeconds !== undefined
       ? { autoApproveAt: now + client.cibaAutoApproveSeconds }
       : {}),
-    apiVersion: configuredVersion(p.realm, client),
+    apiVersion,
   });
   return { auth_req_id: id, expires_in: expiresIn, interval: DEFAULT_INTERVAL_S };
 }

@@ -8,6 +8,7 @@ import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
 import { approvedGrant, DEFAULT_INTERVAL_S, pollBackchannel } from '../backchannel.js';
 import { invalidRequest, unauthorizedClient } from '../errors.js';
+import { checkProofScope } from '../version-rules.js';
 import type { Params } from '../params.js';
 import { grantScopes, parseScope } from '../scopes.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
@@ -47,6 +48,8 @@ export async function authorizeDevice(
   if (bodyId !== undefined && bodyId !== client.id)
     throw invalidRequest(`client_id "${bodyId}" is not the authenticated client "${client.id}"`);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
+  const apiVersion = configuredVersion(p.realm, client);
+  checkProofScope(p.realm, apiVersion, scopes);
   const now = p.clock.nowSeconds();
   const deviceCode = p.ids.opaque('device-code');
   let userCode = p.ids.userCode('user-code');
@@ -62,7 +65,7 @@ export async function authorizeDevice(
     interval: DEFAULT_INTERVAL_S,
     createdAt: now,
     expiresAt: now + DEVICE_CODE_LIFESPAN_S,
-    apiVersion: configuredVersion(p.realm, client),
+    apiVersion,
   });
   const verificationUri = issuer + PATHS.device;
   return {

@@ -10,6 +10,7 @@ import type { Grant } from '../../tokens/claims.js';
 import { configuredVersion } from '../api-version.js';
 import { CLIENT_KEY_ALGS, ClientJwtRefusal, verifyClientJwt } from '../client-jwt.js';
 import { invalidGrant, unauthorizedClient } from '../errors.js';
+import { checkProofScope } from '../version-rules.js';
 import { grantScopes, parseScope } from '../scopes.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 
@@ -60,6 +61,7 @@ export async function grantJwtBearer(
     throw invalidGrant(`Invalid assertion: sub "${sub}" is neither a username nor a user's sub`);
   const apiVersion = configuredVersion(p.realm, client);
   const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
+  checkProofScope(p.realm, apiVersion, scopes);
   const now = p.clock.nowSeconds();
   const { id: sessionId } = await p.openSession({
     clientId: client.id,

@@ -6,6 +6,7 @@ import { grantAudiences, type Grant } from '../../tokens/claims.js';
 import { verifyToken } from '../../tokens/verify.js';
 import { boundJkt, type DPoPProof } from '../dpop.js';
 import { explained, invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
+import { checkProofScope } from '../version-rules.js';
 import type { Params } from '../params.js';
 import { describeRefusal } from '../refusal.js';
 import { grantScopes, parseScope } from '../scopes.js';
@@ -126,6 +127,10 @@ export async function grantTokenExchange(
       : p.realm.clients.get(String(claims['azp']))?.serviceAccount;
   if (subject === undefined)
     throw invalidRequest('Invalid token: the user of the subject_token no longer exists');
+  // The new token continues the subject token's sign-in: its user, session, method and interface version
+  // (not the calling client's apiVersion).
+  const carried = carriedAuth(claims, p.realm.brand.word);
+  checkProofScope(p.realm, carried.apiVersion, scopes);
   const grant: Grant = {
     client,
     subject,
@@ -133,7 +138,7 @@ export async function grantTokenExchange(
     scopes,
     sessionId: session.id,
     authTime: session.authTime,
-    ...carriedAuth(claims, p.realm.brand.word),
+    ...carried,
   };
   if (audiences.length === 0) return grant;
   // Keycloak: the new token's audiences are those its scopes and roles give, narrowed to the requested ones,
