@@ -1,9 +1,10 @@
-// A Keycloak realm JSON's client switches for the device flow and CIBA (the attributes
-// oauth2.device.authorization.grant.enabled and oidc.ciba.grant.enabled) become the client's grants.
+// A Keycloak realm JSON's client switches for the device flow, CIBA and standard token exchange (the
+// attributes oauth2.device.authorization.grant.enabled, oidc.ciba.grant.enabled and
+// standard.token.exchange.enabled) become the client's grants.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CIBA, DEVICE_CODE } from '../helpers/grants.js';
+import { ACCESS_TOKEN_TYPE, CIBA, DEVICE_CODE, TOKEN_EXCHANGE } from '../helpers/grants.js';
 import { tempDir } from '../helpers/files.js';
 import { basic, call, postForm } from '../helpers/http.js';
 import { useIdp } from '../helpers/server.js';
@@ -33,19 +34,56 @@ writeFileSync(
         standardFlowEnabled: false,
         attributes: { 'oidc.ciba.grant.enabled': 'true' },
       },
-      { clientId: 'plain', secret: 'plain-secret', standardFlowEnabled: false },
+      {
+        clientId: 'exchanger',
+        secret: 'exchanger-secret',
+        standardFlowEnabled: false,
+        serviceAccountsEnabled: true,
+        attributes: { 'standard.token.exchange.enabled': 'true' },
+      },
+      {
+        clientId: 'plain',
+        secret: 'plain-secret',
+        standardFlowEnabled: false,
+        attributes: { 'standard.token.exchange.enabled': 'false' },
+      },
     ],
   }),
 );
 
 const idp = useIdp({ fixtures: file });
 
-describe('Keycloak client switches for the device flow and CIBA', () => {
+describe('Keycloak client switches for the device flow, CIBA and token exchange', () => {
   it('become grants: each client gets only its own', () => {
     const grants = (id: string): string[] | undefined => idp.provider.realm.clients.get(id)?.grants;
     expect(grants('tv')).toEqual([DEVICE_CODE]);
     expect(grants('desk')).toEqual([CIBA]);
+    expect(grants('exchanger')).toEqual(['client_credentials', TOKEN_EXCHANGE]);
     expect(grants('plain')).toEqual([]);
+  });
+
+  it('the token exchange works for the client that switched it on', async () => {
+    const EXCHANGER = basic('exchanger', 'exchanger-secret');
+    const own = await postForm(idp.endpoints.token, { grant_type: 'client_credentials' }, EXCHANGER);
+    expect(own.status, own.text).toBe(200);
+    const exchange = (authorization: string) =>
+      postForm(
+        idp.endpoints.token,
+        {
+          grant_type: TOKEN_EXCHANGE,
+          subject_token: String(own.json['access_token']),
+          subject_token_type: ACCESS_TOKEN_TYPE,
+        },
+        authorization,
+      );
+    const exchanged = await exchange(EXCHANGER);
+    expect(exchanged.status, exchanged.text).toBe(200);
+    expect(exchanged.json['issued_token_type']).toBe(ACCESS_TOKEN_TYPE);
+    const refused = await exchange(basic('plain', 'plain-secret'));
+    expect(refused.json).toEqual({
+      error: 'unauthorized_client',
+      error_description: 'Client "plain" is not allowed the token exchange grant',
+    });
   });
 
   it('the device flow and CIBA work for them', async () => {
