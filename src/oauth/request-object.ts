@@ -123,6 +123,11 @@ async function verifyRequestObject(jwt: string, ctx: RequestObjectContext): Prom
   } catch {
     throw invalidObject('not a JWT');
   }
+  const required = client.requestObjectSigningAlg;
+  if (required !== undefined && alg !== required)
+    throw invalidObject(
+      `alg "${String(alg)}": client "${client.id}" requires request objects with alg ${required}`,
+    );
   let verify: (currentDate: Date) => Promise<JWTPayload>;
   const claimOptions = (currentDate: Date) => ({ currentDate, clockTolerance: ASSERTION_TOLERANCE_S });
   if (alg === 'none') {
