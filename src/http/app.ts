@@ -235,7 +235,16 @@ export function createApp(
   app.use(`${relativePath}/admin/realms`, (req, res, next) => {
     afterLater(() => {
       const go = (): void => {
-        res.locals['realm'] = serving.get('master')?.provider;
+        // A request about one realm goes into that realm's journal (its inspector lists it), stamped by its
+        // clock; the others (the realm list, a new realm) into master's.
+        const named = /^\/([^/]+)/.exec(req.path)?.[1];
+        const about = named === undefined ? undefined : serving.get(named)?.provider;
+        const p = about ?? serving.get('master')?.provider;
+        res.locals['realm'] = p;
+        if (p !== undefined) {
+          res.locals['arrived'] = p.clock.now().toISOString();
+          res.locals['issuer'] = p.issuerFor(requestOrigin(req));
+        }
         admin(req, res, next);
       };
       if (sharing === undefined) go();

@@ -113,7 +113,7 @@ const SCRIPT = `(() => {
     for (const r of requests.reverse()) {
       const tr = document.createElement('tr');
       // The mock clock's date may be any day: the time alone would mislead.
-      cell(tr, r.time.slice(0, 10) + ' ' + r.time.slice(11, 23), 'mono nowrap'); cell(tr, r.method); cell(tr, r.endpoint || r.path, 'mono');
+      cell(tr, r.time.slice(0, 10) + ' ' + r.time.slice(11, 23), 'mono nowrap'); cell(tr, r.method); cell(tr, r.endpoint || r.path, 'mono nowrap');
       cell(tr, r.status, 's' + String(r.status)[0]); cell(tr, r.client); cell(tr, r.grant); cell(tr, r.user); cell(tr, r.error);
       cell(tr, r.durationMs);
       body.appendChild(tr);
