@@ -166,6 +166,13 @@ function checkSigningAlg(body: Body, field: string, realm: Realm): SigningAlg | 
   );
 }
 
+/** `request_object_signing_alg` (OIDC Registration 2): one of the algs request objects are verified with. */
+function checkRequestObjectAlg(body: Body): 'none' | 'RS256' | 'ES256' | undefined {
+  const alg = optionalString(body, 'request_object_signing_alg');
+  if (alg === undefined || alg === 'none' || alg === 'RS256' || alg === 'ES256') return alg;
+  throw invalidMetadata(`request_object_signing_alg: "${alg}" is not supported (none, RS256 or ES256)`);
+}
+
 function checkScope(body: Body, realm: Realm): string {
   const scope = optionalString(body, 'scope');
   if (scope === undefined) return [...realm.scopes.keys()].join(' ');
@@ -232,6 +239,7 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
   const contacts = stringList(body, 'contacts');
   // RFC 9449 §5.2: true makes every token request of the client need a DPoP proof.
   const dpopBound = optionalBoolean(body, 'dpop_bound_access_tokens');
+  const objectAlg = checkRequestObjectAlg(body);
   const info: Partial<Record<(typeof INFO_FIELDS)[number], string>> = {};
   for (const field of INFO_FIELDS) {
     const value = optionalString(body, field);
@@ -254,6 +262,7 @@ export async function checkClientMetadata(body: Body, realm: Realm): Promise<Cli
     ...(userinfoAlg !== undefined ? { userinfo_signed_response_alg: userinfoAlg } : {}),
     ...(contacts !== undefined ? { contacts } : {}),
     ...(dpopBound !== undefined ? { dpop_bound_access_tokens: dpopBound } : {}),
+    ...(objectAlg !== undefined ? { request_object_signing_alg: objectAlg } : {}),
     ...info,
   };
 }

@@ -55,6 +55,9 @@ function clientOf(realmName: string, record: RegistrationRecord): Client {
     scopes: metadata.scope.split(' ').filter((s) => s !== ''),
     pkce: 'optional',
     ...(metadata.dpop_bound_access_tokens === true ? { dpop: 'required' as const } : {}),
+    ...(metadata.request_object_signing_alg !== undefined
+      ? { requestObjectSigningAlg: metadata.request_object_signing_alg }
+      : {}),
     nninEligible: false,
     ...(metadata.subject_type === 'pairwise'
       ? {

@@ -2,7 +2,14 @@
 // in every flow, the registration access token, replacement of the fixtures, and every bad input.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import {
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  UnsecuredJWT,
+  type CryptoKey,
+} from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/realm/paths.js';
 import { expectNoStack, expectOAuthError } from '../helpers/assert.js';
@@ -331,6 +338,25 @@ describe('the registered client works as a fixture client does', () => {
     expect(claims.sub).toBeTruthy();
   });
 
+  it('request_object_signing_alg RS256: an unsigned request object is refused', async () => {
+    const c = await registered({ redirect_uris: [CB], request_object_signing_alg: 'RS256' });
+    expect(c['request_object_signing_alg']).toBe('RS256');
+    const object = new UnsecuredJWT({
+      client_id: c.client_id,
+      response_type: 'code',
+      redirect_uri: CB,
+      scope: 'openid',
+      login_hint: 'ingrid',
+    }).encode();
+    const query = new URLSearchParams({ client_id: c.client_id, redirect_uri: CB, request: object });
+    const response = await fetch(`${idp.endpoints.auth}?${query}`, { redirect: 'manual' });
+    const params = new URL(response.headers.get('location') as string).searchParams;
+    expect(params.get('error')).toBe('invalid_request_object');
+    expect(params.get('error_description')).toBe(
+      `Invalid request object: alg "none": client "${c.client_id}" requires request objects with alg RS256`,
+    );
+  });
+
   it('a grant it did not register is refused (unauthorized_client)', async () => {
     const c = await registered({ redirect_uris: [CB] });
     const answer = await postForm(
@@ -545,6 +571,11 @@ describe('bad input: 400 with the RFC 7591 §3.2.2 error, never a 500', () => {
       'a post-logout redirect URI with a fragment',
       'invalid_redirect_uri',
       () => ({ redirect_uris: [CB], post_logout_redirect_uris: [`${CB}#x`] }),
+    ],
+    [
+      'request_object_signing_alg HS256',
+      'invalid_client_metadata',
+      () => ({ redirect_uris: [CB], request_object_signing_alg: 'HS256' }),
     ],
     [
       'an unknown auth method',
