@@ -1,12 +1,23 @@
 // Pushed authorization requests (RFC 9126) over HTTP: openid-client 6 pushes and runs the code flow; the
 // answer's shape; every refusal of the push and of authorize; single use, expiry, requirePar, the login
 // page, faults, and two servers on one Redis.
-import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
+import {
+  CompactEncrypt,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  UnsecuredJWT,
+  type JWK,
+} from 'jose';
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { expectOAuthError } from '../helpers/assert.js';
 import { basic, get, postForm, type Answer } from '../helpers/http.js';
+import { ASSERTION_TYPE, clientAssertion } from '../helpers/jwt.js';
 import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
 import { startIdp, useIdp, useStarted, type TestIdp } from '../helpers/server.js';
 
@@ -198,6 +209,69 @@ describe('pushed authorization requests', () => {
     expect(replay.json['error_description']).toBe(
       'Invalid client assertion: jti was already used (assertions are single-use)',
     );
+  });
+
+  describe('an encrypted request object (JWE to the realm key from /certs) inside the push', () => {
+    /** The signer client's push body: a fresh private_key_jwt assertion naming the push endpoint and `request`. */
+    const signerPush = async (request: string): Promise<Record<string, string>> => ({
+      client_id: 'signer',
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await clientAssertion(idp, {
+        clientId: 'signer',
+        audience: parUrl(),
+        key: signer.privateKey,
+        kid: 'signer-key',
+      }),
+      request,
+    });
+    /** A request object signed RS256 by the signer client, encrypted RSA-OAEP-256 + A256GCM to `key`. */
+    const encrypted = async (key: JWK, kid: string | undefined): Promise<string> => {
+      const signed = await new SignJWT({
+        ...AUTHORIZE,
+        client_id: 'signer',
+        login_hint: 'alice',
+        state: 'from-jwe',
+      })
+        .setProtectedHeader({ alg: 'RS256', kid: 'signer-key' })
+        .setIssuer('signer')
+        .setAudience(idp.issuer)
+        .setIssuedAt()
+        .setExpirationTime('1m')
+        .sign(signer.privateKey);
+      return new CompactEncrypt(new TextEncoder().encode(signed))
+        .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', ...(kid ? { kid } : {}) })
+        .encrypt(await importJWK({ ...key, alg: 'RSA-OAEP-256' }, 'RSA-OAEP-256'));
+    };
+    const realmKey = async (): Promise<JWK> =>
+      (await get<{ keys: JWK[] }>(idp.endpoints.certs)).json.keys.find((k) => k.use === 'enc') as JWK;
+
+    it('is decrypted at the push: 201 with a request_uri, and authorize with it gives a code', async () => {
+      const key = await realmKey();
+      const answer = await push(await signerPush(await encrypted(key, key.kid)), null);
+      expect(answer.status, answer.text).toBe(201);
+      expect(answer.json['request_uri']).toMatch(URN);
+      const params = await redirected(await authorize('signer', String(answer.json['request_uri'])));
+      expect(params.get('state')).toBe('from-jwe');
+      expect(params.get('code')).toBeTruthy();
+      expect(idp.requests({ endpoint: 'auth' }).at(-1)).toMatchObject({ user: 'alice', client: 'signer' });
+    });
+
+    it('one encrypted to another key is refused at the push with invalid_request_object', async () => {
+      const other = await generateKeyPair('RSA-OAEP-256', { extractable: true });
+      const answer = await push(
+        await signerPush(await encrypted(await exportJWK(other.publicKey), undefined)),
+        null,
+      );
+      expectOAuthError(answer, 400, 'invalid_request_object');
+      expect(answer.json['error_description']).toBe(
+        'Invalid request object: cannot be decrypted: decryption failed (another key, or altered)',
+      );
+      expect(idp.requests({ endpoint: 'par' }).at(-1)).toMatchObject({
+        status: 400,
+        error: 'invalid_request_object',
+        client: 'signer',
+      });
+    });
   });
 
   it('a request_uri is used once: the replay is refused with invalid_request_uri', async () => {
