@@ -1,8 +1,10 @@
 // hostnameBackchannelDynamic (`--hostname-backchannel-dynamic`): with a fixed issuer, discovery names the
 // browser-facing endpoints under the issuer and the back-channel ones under the request's own origin, as
-// Keycloak does; tokens keep the issuer as `iss`, and client assertions may name either token endpoint.
+// Keycloak does; tokens keep the issuer as `iss`, client assertions may name either token endpoint, and the
+// device authorization answer's verification_uri (a browser opens it) is under the issuer.
 import { describe, expect, it } from 'vitest';
 import { clientCredentials } from '../helpers/flows.js';
+import { DEVICE_CODE, grantsFixtures } from '../helpers/grants.js';
 import { get, postForm } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion, decode } from '../helpers/jwt.js';
 import { runBin } from '../helpers/cli.js';
@@ -97,6 +99,31 @@ describe('hostnameBackchannelDynamic with a fixed issuer', () => {
     });
     expect(status).toBe(401);
     expect(json['error']).toBe('unauthorized_client');
+  });
+});
+
+describe('hostnameBackchannelDynamic: the device authorization answer', () => {
+  const idp = useIdp(() => ({
+    issuer: ISSUER,
+    hostnameBackchannelDynamic: true,
+    fixtures: grantsFixtures({
+      'tv-box': { authMethods: ['none'], grants: [DEVICE_CODE], scopes: ['openid'] },
+    }),
+  }));
+
+  // The device endpoint is back-channel, but the user opens verification_uri in a browser: the issuer's.
+  it.each([
+    ['another origin (localhost)', () => `${idp.url.replace('127.0.0.1', 'localhost')}/realms/fjord`],
+    ['the listening origin', () => `${idp.url}/realms/fjord`],
+  ])('reached at %s, names the /device page under the issuer', async (_name, base) => {
+    const endpoint = String(
+      (await get(`${base()}/.well-known/openid-configuration`)).json['device_authorization_endpoint'],
+    );
+    expect(endpoint).toBe(`${base()}/protocol/openid-connect/auth/device`);
+    const { status, json, text } = await postForm(endpoint, { client_id: 'tv-box', scope: 'openid' });
+    expect(status, text).toBe(200);
+    expect(json['verification_uri']).toBe(`${ISSUER}/device`);
+    expect(json['verification_uri_complete']).toBe(`${ISSUER}/device?user_code=${String(json['user_code'])}`);
   });
 });
 
