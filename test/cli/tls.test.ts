@@ -1,13 +1,16 @@
 // `mock-idp serve --tls` as a real child process: the https ready line naming the CA file, a client that
-// trusts it through NODE_EXTRA_CA_CERTS, --tls-ca-out, MOCK_IDP_TLS, and the refused flag combinations.
+// trusts it through NODE_EXTRA_CA_CERTS, --tls-ca-out, MOCK_IDP_TLS, a given certificate (--tls-cert and
+// --tls-key, made by openssl), and the refused flag combinations.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:https';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runBin } from '../helpers/cli.js';
 import { tempDir } from '../helpers/files.js';
 import { SECRETS } from '../helpers/flows.js';
+import { makeCertificates, SKIP_OPENSSL } from '../helpers/openssl.js';
 import { FJORD_FIXTURES, useCliPerTest } from '../helpers/server.js';
 
 const tmp = tempDir();
@@ -118,4 +121,42 @@ describe('serve --tls', () => {
     expect(result.code).toBe(code);
     expect(result.stdout).toBe('');
   });
+});
+
+describe.skipIf(SKIP_OPENSSL)('serve --tls-cert --tls-key (a certificate made by openssl)', () => {
+  const made = SKIP_OPENSSL ? { ca: '', cert: '', key: '' } : makeCertificates(tmp.dir);
+
+  /** GET `url` over https trusting only `ca`: the status and the JSON body. */
+  const getTrusting = (url: string, ca: string): Promise<{ status: number; json: Record<string, unknown> }> =>
+    new Promise((resolve, reject) => {
+      get(url, { ca }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(body) as Record<string, unknown> });
+        });
+      }).on('error', reject);
+    });
+
+  it.each<[string, () => string[], () => Record<string, string>]>([
+    ['the flags', () => ['--tls-cert', made.cert, '--tls-key', made.key], () => ({})],
+    [
+      'MOCK_IDP_TLS_CERT and MOCK_IDP_TLS_KEY',
+      () => [],
+      () => ({ MOCK_IDP_TLS_CERT: made.cert, MOCK_IDP_TLS_KEY: made.key }),
+    ],
+  ])(
+    '%s: serves it, and discovery fetched trusting its CA names an https issuer',
+    async (_name, args, env) => {
+      const s = await serve(args(), env());
+      // A given certificate: no mock CA is made, so the ready line names none.
+      expect(s.ready).toMatch(/^mock-idp listening on https:\/\/127\.0\.0\.1:\d+\/realms\/fjord$/);
+      const ca = readFileSync(made.ca, 'utf8');
+      const { status, json } = await getTrusting(`${s.base}/.well-known/openid-configuration`, ca);
+      expect(status).toBe(200);
+      expect(json['issuer']).toBe(s.base);
+      expect(json['token_endpoint']).toBe(`${s.base}/protocol/openid-connect/token`);
+    },
+  );
 });
