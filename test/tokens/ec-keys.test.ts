@@ -9,7 +9,15 @@ import {
 } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { calculateJwkThumbprint, createRemoteJWKSet, exportJWK, importX509, jwtVerify, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  exportJWK,
+  importJWK,
+  importX509,
+  jwtVerify,
+  type JWK,
+} from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signEs256 } from '../../src/tokens/sign-es256.js';
 import { loadFixturesFile } from '../../src/fixtures/load.js';
@@ -17,7 +25,7 @@ import { buildRealm } from '../../src/fixtures/realm.js';
 import { FixturesError } from '../../src/index.js';
 import { runBin, startServe } from '../helpers/cli.js';
 import { tempDir, writeTestKey } from '../helpers/files.js';
-import { get } from '../helpers/http.js';
+import { call, get } from '../helpers/http.js';
 import { FJORD_FIXTURES, startIdp, Y2030, type TestIdp } from '../helpers/server.js';
 
 const tmp = tempDir();
@@ -181,6 +189,64 @@ describe('fixing the EC key', () => {
       expect(json.keys.map((k) => k.kty)).toEqual(['RSA', 'EC']);
       expect(json.keys[1]).toMatchObject({ x: ecPublic.x, y: ecPublic.y, alg: 'ES256' });
       expect(json.keys[1]?.x5c).toHaveLength(2);
+    } finally {
+      await serve.stop();
+    }
+  });
+
+  // An EC key given as a JWK file to --key, or as a fixtures `keys` entry's `file`: the realm signs the QA
+  // mint's version 3 token ES256 with it, and certs publishes its public key under the token's kid.
+  const EC_JWK = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  const EC_JWK_FILE = join(tmp.dir, 'ec.jwk.json');
+  writeFileSync(EC_JWK_FILE, JSON.stringify(EC_JWK));
+  const FILE_FIXTURES = join(tmp.dir, 'ec-file.yaml');
+  writeFileSync(
+    FILE_FIXTURES,
+    JSON.stringify({
+      keys: [{ file: RSA_KEY }, { file: EC_KEY }],
+      clients: { m2m: { secret: 's' } },
+      users: { alice: {} },
+    }),
+  );
+  it.each<[string, string[], JsonWebKey, string, string]>([
+    [
+      'serve --key with an EC P-256 JWK file',
+      ['--fixtures', FJORD_FIXTURES, '--key', RSA_KEY, '--key', EC_JWK_FILE],
+      EC_JWK,
+      'teller-web',
+      'ingrid',
+    ],
+    [
+      'a fixtures keys entry with the EC key as file',
+      ['--fixtures', FILE_FIXTURES],
+      createPrivateKey(EC_PEM).export({ format: 'jwk' }),
+      'm2m',
+      'alice',
+    ],
+  ])('%s: the QA mint at apiVersion 3 signs ES256 with that key', async (_name, args, key, client, user) => {
+    const serve = await startServe(['--port', '0', ...args]);
+    try {
+      const minted = await call<{ token: string }>('POST', `${serve.base}/mock/tokens`, {
+        type: 'access',
+        client,
+        user,
+        apiVersion: 3,
+      });
+      expect(minted.status, minted.text).toBe(200);
+      const certs = `${serve.base}/protocol/openid-connect/certs`;
+      const { protectedHeader, payload } = await jwtVerify(
+        minted.json.token,
+        createRemoteJWKSet(new URL(certs)),
+        {
+          algorithms: ['ES256'],
+        },
+      );
+      expect(payload['api_ver']).toBe(3);
+      const published = (await signingCerts(certs)).json.keys.find((k) => k.kid === protectedHeader.kid);
+      expect(published).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', x: key.x, y: key.y });
+      // The token verifies with that key's public half itself, as a client pinning it would.
+      const publicKey = await importJWK({ kty: 'EC', crv: 'P-256', x: key.x, y: key.y }, 'ES256');
+      await expect(jwtVerify(minted.json.token, publicKey)).resolves.toBeTruthy();
     } finally {
       await serve.stop();
     }
