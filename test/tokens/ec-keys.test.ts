@@ -3,21 +3,14 @@
 import {
   createHash,
   createPrivateKey,
+  createPublicKey,
   generateKeyPairSync,
   X509Certificate,
   type JsonWebKey,
 } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  calculateJwkThumbprint,
-  createRemoteJWKSet,
-  exportJWK,
-  importJWK,
-  importX509,
-  jwtVerify,
-  type JWK,
-} from 'jose';
+import { calculateJwkThumbprint, createRemoteJWKSet, exportJWK, importX509, jwtVerify, type JWK } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signEs256 } from '../../src/tokens/sign-es256.js';
 import { loadFixturesFile } from '../../src/fixtures/load.js';
@@ -245,7 +238,7 @@ describe('fixing the EC key', () => {
       const published = (await signingCerts(certs)).json.keys.find((k) => k.kid === protectedHeader.kid);
       expect(published).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', x: key.x, y: key.y });
       // The token verifies with that key's public half itself, as a client pinning it would.
-      const publicKey = await importJWK({ kty: 'EC', crv: 'P-256', x: key.x, y: key.y }, 'ES256');
+      const publicKey = createPublicKey({ key, format: 'jwk' });
       await expect(jwtVerify(minted.json.token, publicKey)).resolves.toBeTruthy();
     } finally {
       await serve.stop();
