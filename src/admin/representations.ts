@@ -141,7 +141,10 @@ export function groupOut(
     subGroups: deep ? subGroups.map((s) => groupOut(s, `${path}/${s.name}`, g.id, true)) : [],
     attributes: g.attributes ?? {},
     realmRoles: g.realmRoles ?? [],
-    clientRoles: g.clientRoles ?? {},
+    // As Keycloak's ModelToRepresentation: a client is listed only with a role of it the group has.
+    clientRoles: Object.fromEntries(
+      Object.entries(g.clientRoles ?? {}).filter(([, names]) => names.length > 0),
+    ),
     access: { view: true, viewMembers: true, manageMembers: true, manage: true, manageMembership: true },
   });
 }
