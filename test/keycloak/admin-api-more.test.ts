@@ -291,3 +291,69 @@ describe("a group's realm role mappings", () => {
     expect(answer.json).toEqual({ error, error_description: DEBUG });
   });
 });
+
+describe('the user search query parameters', () => {
+  beforeAll(async () => {
+    await kc.users.create({
+      username: 'erin',
+      enabled: true,
+      firstName: 'Erin',
+      lastName: 'Stone',
+      email: 'erin@acme.test',
+      attributes: { tags: ['Green'] },
+    });
+    await kc.users.create({
+      username: 'frank',
+      enabled: true,
+      firstName: 'Frank',
+      lastName: 'Stoneman',
+      email: 'frank@example.test',
+      attributes: { note: ['two words'] },
+    });
+  });
+
+  const usernames = async (query: Record<string, string | number | boolean>): Promise<string[]> =>
+    (await kc.users.find(query)).map((u) => u.username ?? '');
+
+  it.each<[string, Record<string, string | number | boolean>, string[]]>([
+    [
+      'no parameter: every user but the service accounts, by username',
+      {},
+      ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'],
+    ],
+    ['email: a part, in any case', { email: 'ACME.TEST' }, ['alice', 'erin']],
+    ['firstName: a part, in any case', { firstName: 'rI' }, ['erin']],
+    ['lastName: a part', { lastName: 'stone' }, ['erin', 'frank']],
+    ['lastName with exact=true: the whole name, in any case', { lastName: 'stone', exact: true }, ['erin']],
+    ['email and firstName: both', { email: 'acme', firstName: 'ali' }, ['alice']],
+    ['q, one attribute', { q: 'tags:red' }, ['alice']],
+    ['q, an attribute value in another case', { q: 'tags:RED' }, ['alice']],
+    ['q, a part of a value: none', { q: 'tags:re' }, []],
+    ['q with exact=false: a part of a value', { q: 'tags:re', exact: false }, ['alice', 'erin']],
+    ['q, two attributes: both', { q: 'tags:red level:3' }, ['alice']],
+    ['q, two attributes, one not held', { q: 'tags:red level:4' }, []],
+    ['q, a quoted value with a space', { q: 'note:"two words"' }, ['frank']],
+    ['q and lastName together', { q: 'tags:green', lastName: 'stone' }, ['erin']],
+    ['username: the service accounts too', { username: 'service-account' }, ['service-account-billing-job']],
+    ['search: never the service accounts', { search: 'service-account' }, []],
+    ['first and max: a page', { first: 1, max: 2 }, ['bob', 'carol']],
+    ['first alone: the rest', { first: 4 }, ['erin', 'frank']],
+    ['max alone: the first ones', { max: 3 }, ['alice', 'bob', 'carol']],
+    ['first past the end: none', { first: 6 }, []],
+    ['a negative first: from the start', { first: -1, max: 2 }, ['alice', 'bob']],
+    ['first with a filter: a page of the matches', { lastName: 'stone', first: 1, max: 5 }, ['frank']],
+  ])('%s', async (_name, query, expected) => {
+    expect(await usernames(query)).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, string>, number]>([
+    ['username, service accounts counted', { username: 'service-account' }, 1],
+    ['q', { q: 'tags:RED' }, 1],
+    ['lastName', { lastName: 'stone' }, 2],
+    ['nothing: service accounts not counted', {}, 6],
+  ])('GET /users/count with %s', async (_name, query, count) => {
+    const answer = await admin('GET', `/users/count?${new URLSearchParams(query)}`);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toBe(count);
+  });
+});
