@@ -356,4 +356,28 @@ describe('the user search query parameters', () => {
     expect(answer.status).toBe(200);
     expect(answer.json).toBe(count);
   });
+
+  it('briefRepresentation=true: the names, email, flags, creation time and access only', async () => {
+    const [brief] = await kc.users.find({ username: 'erin', exact: true, briefRepresentation: true });
+    expect(brief).toEqual({
+      id: await userId('erin'),
+      username: 'erin',
+      firstName: 'Erin',
+      lastName: 'Stone',
+      email: 'erin@acme.test',
+      emailVerified: false,
+      enabled: true,
+      createdTimestamp: expect.any(Number),
+      access: expect.objectContaining({ view: true, manage: true }),
+    });
+    const [full] = await kc.users.find({ username: 'erin', exact: true, briefRepresentation: false });
+    expect(full).toMatchObject({
+      ...brief,
+      attributes: { tags: ['Green'] },
+      totp: false,
+      disableableCredentialTypes: [],
+      requiredActions: [],
+      notBefore: 0,
+    });
+  });
 });
