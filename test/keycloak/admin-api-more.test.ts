@@ -381,3 +381,27 @@ describe('the user search query parameters', () => {
     });
   });
 });
+
+describe('first and max on GET /clients', () => {
+  const clientIds = async (query: Record<string, string | number | boolean> = {}): Promise<string[]> =>
+    (await kc.clients.find(query)).map((c) => c.clientId ?? '');
+
+  it('lists the clients in clientId order, as Keycloak does', async () => {
+    const all = await clientIds();
+    expect(all).toEqual(
+      expect.arrayContaining(['billing', 'billing-job', 'narrow', 'reports', 'spa', 'web-app']),
+    );
+    expect(all).toEqual([...all].sort());
+  });
+
+  it.each<[string, Record<string, string | number | boolean>, (all: string[]) => string[]]>([
+    ['first and max: a page', { first: 1, max: 2 }, (all) => all.slice(1, 3)],
+    ['first alone: the rest', { first: 3 }, (all) => all.slice(3)],
+    ['max alone: the first ones', { max: 2 }, (all) => all.slice(0, 2)],
+    ['first past the end: none', { first: 1000 }, () => []],
+    ['a clientId search, paged', { clientId: 'bill', search: true, first: 1, max: 1 }, () => ['billing-job']],
+    ['a clientId search', { clientId: 'BILL', search: true }, () => ['billing', 'billing-job']],
+  ])('%s', async (_name, query, expected) => {
+    expect(await clientIds(query)).toEqual(expected(await clientIds()));
+  });
+});
