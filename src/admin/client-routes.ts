@@ -43,11 +43,14 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
       const rep = keycloakOf(p);
       const clientId = queryParam(req, 'clientId');
       const search = queryParam(req, 'search') === 'true';
-      const list = (rep.clients ?? []).filter(
-        (c) =>
-          clientId === undefined ||
-          (search ? c.clientId.toLowerCase().includes(clientId.toLowerCase()) : c.clientId === clientId),
-      );
+      // In clientId order, as Keycloak's queries of a realm's clients sort them (first and max page that).
+      const list = (rep.clients ?? [])
+        .filter(
+          (c) =>
+            clientId === undefined ||
+            (search ? c.clientId.toLowerCase().includes(clientId.toLowerCase()) : c.clientId === clientId),
+        )
+        .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
       res.json(page(req, list).map((c) => clientOut(rep.realm, c)));
     }),
   );

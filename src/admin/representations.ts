@@ -33,7 +33,25 @@ const USER_ACCESS = {
 /** Fields a user representation carries that the answer leaves to the other endpoints (or never shows). */
 const USER_HIDDEN = new Set(['credentials', 'realmRoles', 'clientRoles', 'groups', 'clientConsents']);
 
+/**
+ * A user as the admin API answers one; `brief` as Keycloak's briefRepresentation (ModelToRepresentation
+ * .toBriefRepresentation): the names, email, flags and creation time only, without attributes, required
+ * actions, totp, credential types or notBefore, and with the caller's access as in a full listing.
+ */
 export function userOut(u: UserRepresentation, brief = false): Json {
+  if (brief)
+    return present({
+      id: u.id,
+      username: u.username,
+      firstName: u.firstName,
+      lastName: u.lastName,
+      email: u.email,
+      emailVerified: u.emailVerified ?? false,
+      createdTimestamp: u.createdTimestamp,
+      enabled: u.enabled ?? true,
+      federationLink: u['federationLink'],
+      access: USER_ACCESS,
+    });
   const rest: Json = {};
   for (const [k, v] of Object.entries(u)) if (!USER_HIDDEN.has(k)) rest[k] = v;
   const attributes =
@@ -46,14 +64,14 @@ export function userOut(u: UserRepresentation, brief = false): Json {
     lastName: u.lastName,
     email: u.email,
     emailVerified: u.emailVerified ?? false,
-    attributes: brief ? undefined : attributes,
+    attributes,
     createdTimestamp: u.createdTimestamp,
     enabled: u.enabled ?? true,
     totp: false,
     disableableCredentialTypes: [],
     requiredActions: Array.isArray(u['requiredActions']) ? u['requiredActions'] : [],
     notBefore: typeof u['notBefore'] === 'number' ? u['notBefore'] : 0,
-    access: brief ? undefined : USER_ACCESS,
+    access: USER_ACCESS,
   });
 }
 
@@ -141,7 +159,10 @@ export function groupOut(
     subGroups: deep ? subGroups.map((s) => groupOut(s, `${path}/${s.name}`, g.id, true)) : [],
     attributes: g.attributes ?? {},
     realmRoles: g.realmRoles ?? [],
-    clientRoles: g.clientRoles ?? {},
+    // As Keycloak's ModelToRepresentation: a client is listed only with a role of it the group has.
+    clientRoles: Object.fromEntries(
+      Object.entries(g.clientRoles ?? {}).filter(([, names]) => names.length > 0),
+    ),
     access: { view: true, viewMembers: true, manageMembers: true, manage: true, manageMembership: true },
   });
 }

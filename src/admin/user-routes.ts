@@ -40,20 +40,56 @@ function matches(value: string | undefined, wanted: string, exact: boolean): boo
   return v.includes(w);
 }
 
-/** The users a search query picks (service accounts never), in username order. */
+/**
+ * The `key:value` pairs of Keycloak's `q` (SearchQueryUtils.getFields): separated by spaces, a key or a value
+ * may be double-quoted to hold spaces (a backslash escapes a quote in it); a term without a colon is ignored.
+ */
+function searchQueryFields(q: string): [string, string][] {
+  const quoted = '"((?:[^"\\\\]|\\\\.)*)"';
+  const term = new RegExp(`(?:${quoted}|([^\\s:"][^\\s:]*))(?::(?:${quoted}|(\\S*)))?`, 'g');
+  const unescape = (v: string): string => v.replace(/\\(.)/g, '$1');
+  const fields: [string, string][] = [];
+  for (const m of q.matchAll(term)) {
+    const [, quotedKey, key, quotedValue, value] = m;
+    if (quotedValue === undefined && value === undefined) continue;
+    fields.push([
+      quotedKey !== undefined ? unescape(quotedKey) : (key ?? ''),
+      quotedValue !== undefined ? unescape(quotedValue) : (value ?? ''),
+    ]);
+  }
+  return fields;
+}
+
+/** The filters of Keycloak's user search other than `search`; any of them lets service accounts in. */
+const FILTERS = [
+  'lastName',
+  'firstName',
+  'email',
+  'username',
+  'emailVerified',
+  'idpAlias',
+  'idpUserId',
+  'enabled',
+  'exact',
+];
+
+/**
+ * The users a search query picks, in username order. As Keycloak's UsersResource: a `search` or no query
+ * leaves service accounts out; the field filters and `q` (custom attributes, matched whole and in any case
+ * unless `exact=false`, which matches a part) take them in.
+ */
 function searchUsers(req: Request, users: readonly UserRepresentation[]): UserRepresentation[] {
   const exact = queryParam(req, 'exact') === 'true';
   const search = queryParam(req, 'search');
   const fields = ['username', 'email', 'firstName', 'lastName'] as const;
-  const q = queryParam(req, 'q');
-  const attributes = (q ?? '')
-    .split(/\s+/)
-    .filter((t) => t.includes(':'))
-    .map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 1)] as const);
+  const attributes = searchQueryFields(queryParam(req, 'q') ?? '');
+  const attributeExact = queryParam(req, 'exact') !== 'false';
+  const filtered =
+    search === undefined && (attributes.length > 0 || FILTERS.some((f) => queryParam(req, f) !== undefined));
   const idp = queryParam(req, 'idpAlias');
   return users
     .filter((u) => {
-      if (u.serviceAccountClientId !== undefined) return false;
+      if (u.serviceAccountClientId !== undefined && !filtered) return false;
       if (idp !== undefined) return false;
       if (search !== undefined && search !== '' && search !== '*') {
         const s = search.trim();
@@ -69,7 +105,12 @@ function searchUsers(req: Request, users: readonly UserRepresentation[]): UserRe
       if (enabled !== undefined && String(u.enabled ?? true) !== enabled) return false;
       const verified = queryParam(req, 'emailVerified');
       if (verified !== undefined && String(u.emailVerified ?? false) !== verified) return false;
-      return attributes.every(([k, v]) => (u.attributes?.[k] ?? []).includes(v));
+      return attributes.every(([k, v]) => {
+        const wanted = v.toLowerCase();
+        return (u.attributes?.[k] ?? []).some((value) =>
+          attributeExact ? value.toLowerCase() === wanted : value.toLowerCase().includes(wanted),
+        );
+      });
     })
     .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
 }

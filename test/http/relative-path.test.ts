@@ -5,8 +5,9 @@ import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { normaliseRelativePath } from '../../src/realm/paths.js';
 import { startMockIdp } from '../../src/server.js';
+import { adminClient } from '../helpers/admin.js';
 import { clientCredentials, introspect, loginTokens, SECRETS } from '../helpers/flows.js';
-import { get } from '../helpers/http.js';
+import { get, postForm } from '../helpers/http.js';
 import { verifyToken } from '../helpers/jwt.js';
 import { FJORD_FIXTURES, useIdp } from '../helpers/server.js';
 
@@ -91,6 +92,34 @@ describe('httpRelativePath /auth', () => {
     );
     const tokens = await client.clientCredentialsGrant(config, { scope: 'ledger.read' });
     expect(decodeJwt(tokens.access_token).iss).toBe(`${idp.url}/auth/realms/fjord`);
+  });
+});
+
+describe('the admin API under httpRelativePath /auth', () => {
+  const adminToken = async (): Promise<string> => {
+    const { status, json } = await postForm(`${idp.url}/auth/realms/master/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: 'admin',
+      password: 'admin',
+    });
+    expect(status).toBe(200);
+    return String(json['access_token']);
+  };
+
+  it.each([
+    ['/auth/admin/realms', 200, '"realm":"master"'],
+    ['/admin/realms', 404, 'No endpoint GET /admin/realms'],
+  ])('GET %s with an admin token from /auth/realms/master answers %i', async (path, status, contains) => {
+    const answer = await get(`${idp.url}${path}`, { authorization: `Bearer ${await adminToken()}` });
+    expect(answer.status).toBe(status);
+    expect(answer.text).toContain(contains);
+  });
+
+  it('serves @keycloak/keycloak-admin-client given the base URL under /auth', async () => {
+    const kc = await adminClient({ url: `${idp.url}/auth` });
+    expect((await kc.realms.find()).map((r) => r.realm)).toEqual(['fjord', 'master']);
+    expect(decodeJwt(kc.accessToken ?? '').iss).toBe(`${idp.url}/auth/realms/master`);
   });
 });
 

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Claims } from '../helpers/jwt.js';
+import { adminClient as adminClientOf, passwordAccessToken } from '../helpers/admin.js';
 import { postForm } from '../helpers/http.js';
 import { startIdp, useIdp } from '../helpers/server.js';
 
@@ -22,38 +23,14 @@ const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', 
 const insecure = { execute: [client.allowInsecureRequests] };
 const idp = useIdp({ fixtures: [], seed: 'admin-api' });
 
-async function adminClient(realmName = 'shop'): Promise<KcAdminClient> {
-  const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
-  await kc.auth({ username: 'admin', password: 'admin', grantType: 'password', clientId: 'admin-cli' });
-  kc.setConfig({ realmName });
-  return kc;
-}
-
-/** The password grant through openid-client, the access token verified with jose against the realm's JWKS. */
-async function accessToken(
+const adminClient = (realmName = 'shop'): Promise<KcAdminClient> => adminClientOf(idp, realmName);
+const accessToken = (
   realm: string,
   clientId: string,
   secret: string,
   username: string,
   password: string,
-): Promise<Claims> {
-  const issuer = `${idp.url}/realms/${realm}`;
-  const config = await client.discovery(
-    new URL(issuer),
-    clientId,
-    undefined,
-    client.ClientSecretBasic(secret),
-    insecure,
-  );
-  const tokens = await client.genericGrantRequest(config, 'password', {
-    username,
-    password,
-    scope: 'openid',
-  });
-  const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
-  const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer, currentDate: idp.clock.now() });
-  return payload as Claims;
-}
+): Promise<Claims> => passwordAccessToken(idp, realm, clientId, secret, username, password);
 
 describe('a realm made through the admin API', () => {
   let kc: KcAdminClient;

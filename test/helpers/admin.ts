@@ -1,0 +1,44 @@
+// The Keycloak admin REST API as a suite written against Keycloak drives it: an admin client logged in at
+// realm master as admin/admin, and a user's access token from the password grant, verified with jose.
+import KcAdminClient from '@keycloak/keycloak-admin-client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as client from 'openid-client';
+import type { Claims } from './jwt.js';
+import type { TestIdp } from './server.js';
+
+const insecure = { execute: [client.allowInsecureRequests] };
+
+/** An admin client of `idp` with admin/admin's admin-cli token from realm master, pointed at `realmName`. */
+export async function adminClient(idp: Pick<TestIdp, 'url'>, realmName = 'master'): Promise<KcAdminClient> {
+  const kc = new KcAdminClient({ baseUrl: idp.url, realmName: 'master' });
+  await kc.auth({ username: 'admin', password: 'admin', grantType: 'password', clientId: 'admin-cli' });
+  kc.setConfig({ realmName });
+  return kc;
+}
+
+/** The password grant through openid-client, the access token verified with jose against the realm's JWKS. */
+export async function passwordAccessToken(
+  idp: Pick<TestIdp, 'url' | 'clock'>,
+  realm: string,
+  clientId: string,
+  secret: string,
+  username: string,
+  password: string,
+): Promise<Claims> {
+  const issuer = `${idp.url}/realms/${realm}`;
+  const config = await client.discovery(
+    new URL(issuer),
+    clientId,
+    undefined,
+    client.ClientSecretBasic(secret),
+    insecure,
+  );
+  const tokens = await client.genericGrantRequest(config, 'password', {
+    username,
+    password,
+    scope: 'openid',
+  });
+  const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
+  const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer, currentDate: idp.clock.now() });
+  return payload as Claims;
+}

@@ -1,0 +1,399 @@
+// Admin REST API endpoints admin-api.test.ts does not call, driven by @keycloak/keycloak-admin-client (plain
+// fetch where it has no method) against the acme realm JSON: what each answers, as Keycloak does, and what it
+// changes, down to the claims of the next token.
+import type KcAdminClient from '@keycloak/keycloak-admin-client';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, passwordAccessToken } from '../helpers/admin.js';
+import { postForm, readAnswer, type Answer } from '../helpers/http.js';
+import { decode } from '../helpers/jwt.js';
+import { useIdp } from '../helpers/server.js';
+
+const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
+const DEBUG = 'For more on this error consult the server log at the debug level.';
+const NO_ID = '0b5c2e8a-0000-4000-8000-000000000000';
+
+const idp = useIdp({ fixtures: ACME, seed: 'admin-api-more' });
+
+let kc: KcAdminClient;
+beforeAll(async () => {
+  kc = await adminClient(idp, 'acme');
+});
+
+/** The id of a user of acme by username. */
+async function userId(username: string): Promise<string> {
+  const [user] = await kc.users.find({ username, exact: true });
+  return user?.id ?? '';
+}
+
+/** The id (UUID) of a client of acme by clientId. */
+async function clientUuid(clientId: string): Promise<string> {
+  const [client] = await kc.clients.find({ clientId });
+  return client?.id ?? '';
+}
+
+/** The id of a top-level group of acme by name. */
+async function groupId(name: string): Promise<string> {
+  return (await kc.groups.find()).find((g) => g.name === name)?.id ?? '';
+}
+
+/** A request to /admin/realms/acme with the admin token, for what the admin client has no method for. */
+async function admin(method: string, path: string, body?: unknown): Promise<Answer<unknown>> {
+  const response = await fetch(`${idp.url}/admin/realms/acme${path}`, {
+    method,
+    headers: { authorization: `Bearer ${kc.accessToken ?? ''}`, 'content-type': 'application/json' },
+    ...(body !== undefined && method !== 'GET' ? { body: JSON.stringify(body) } : {}),
+  });
+  return readAnswer<unknown>(response);
+}
+
+/** The access token claims of a user of acme through web-app (password grant). */
+const webAppClaims = (username: string, password: string) =>
+  passwordAccessToken(idp, 'acme', 'web-app', 'web-secret', username, password);
+
+const realmRoles = (claims: Record<string, unknown>): string[] =>
+  (claims['realm_access'] as { roles: string[] } | undefined)?.roles ?? [];
+const clientRoles = (claims: Record<string, unknown>, clientId: string): string[] =>
+  (claims['resource_access'] as Record<string, { roles: string[] }> | undefined)?.[clientId]?.roles ?? [];
+
+describe("a user's groups", () => {
+  it('DELETE /users/{id}/groups/{groupId}: 204, the user leaves it, and the next token is without it and its roles', async () => {
+    const bob = await userId('bob');
+    const staff = await groupId('staff');
+    const before = await webAppClaims('bob', 'bob-pw');
+    expect(before['groups']).toEqual(['/staff']);
+    expect(realmRoles(before)).toContain('user');
+
+    await kc.users.delFromGroup({ id: bob, groupId: staff });
+    expect(await kc.users.listGroups({ id: bob })).toEqual([]);
+    expect(await kc.users.countGroups({ id: bob })).toEqual({ count: 0 });
+    expect((await kc.groups.listMembers({ id: staff })).map((u) => u.username)).not.toContain('bob');
+    const after = await webAppClaims('bob', 'bob-pw');
+    expect(after['groups'] ?? []).toEqual([]);
+    expect(realmRoles(after)).not.toContain('user');
+    // Leaving a group the user is not in answers 204 too, as Keycloak's does.
+    const again = await admin('DELETE', `/users/${bob}/groups/${staff}`);
+    expect([again.status, again.text]).toEqual([204, '']);
+  });
+
+  it.each([
+    ['an unknown user', 404, 'user', 'User not found'],
+    ['an unknown group', 404, 'group', 'Could not find group by id'],
+  ])('DELETE /users/{id}/groups/{groupId} of %s: %i', async (_name, status, unknown, error) => {
+    const bob = unknown === 'user' ? NO_ID : await userId('bob');
+    const group = unknown === 'group' ? NO_ID : await groupId('staff');
+    const answer = await admin('DELETE', `/users/${bob}/groups/${group}`);
+    expect(answer.status).toBe(status);
+    expect(answer.json).toEqual({ error, error_description: DEBUG });
+  });
+});
+
+describe("a user's client role mappings", () => {
+  it('GET /users/{id}/role-mappings/clients/{client}: the roles of that client mapped to the user', async () => {
+    const billing = await clientUuid('billing');
+    const roles = await kc.users.listClientRoleMappings({ id: await userId('bob'), clientUniqueId: billing });
+    expect(roles).toEqual([
+      {
+        id: (await kc.clients.findRole({ id: billing, roleName: 'invoice-read' }))?.id,
+        name: 'invoice-read',
+        composite: false,
+        clientRole: true,
+        containerId: billing,
+        attributes: {},
+      },
+    ]);
+    // A client none of whose roles the user has: an empty list.
+    expect(
+      await kc.users.listClientRoleMappings({
+        id: await userId('bob'),
+        clientUniqueId: await clientUuid('reports'),
+      }),
+    ).toEqual([]);
+  });
+
+  it('DELETE /users/{id}/role-mappings/clients/{client}: 204, the mapping and the claims from it are gone', async () => {
+    const bob = await userId('bob');
+    const billing = await clientUuid('billing');
+    const before = await webAppClaims('bob', 'bob-pw');
+    expect(clientRoles(before, 'billing')).toEqual(['invoice-read']);
+    expect(before['billing_roles']).toEqual(['invoice-read']);
+    const [read] = await kc.users.listClientRoleMappings({ id: bob, clientUniqueId: billing });
+
+    await kc.users.delClientRoleMappings({
+      id: bob,
+      clientUniqueId: billing,
+      roles: [{ id: read!.id!, name: 'invoice-read' }],
+    });
+    expect(await kc.users.listClientRoleMappings({ id: bob, clientUniqueId: billing })).toEqual([]);
+    expect((await kc.users.listRoleMappings({ id: bob })).clientMappings).toBeUndefined();
+    const after = await webAppClaims('bob', 'bob-pw');
+    expect(clientRoles(after, 'billing')).toEqual([]);
+    expect(after['billing_roles']).toBeUndefined();
+    // Removing a role the user no longer has: 204 again; a role the client does not have: 404.
+    const again = await admin('DELETE', `/users/${bob}/role-mappings/clients/${billing}`, [
+      { id: read!.id, name: 'invoice-read' },
+    ]);
+    expect([again.status, again.text]).toEqual([204, '']);
+    const unknown = await admin('DELETE', `/users/${bob}/role-mappings/clients/${billing}`, [
+      { name: 'nope' },
+    ]);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toEqual({ error: 'Role not found', error_description: DEBUG });
+  });
+
+  it.each([
+    ['GET', 'an unknown client', 404, 'Could not find client'],
+    ['DELETE', 'an unknown client', 404, 'Could not find client'],
+  ])('%s /users/{id}/role-mappings/clients/{client} of %s: %i', async (method, _name, status, error) => {
+    const answer = await admin(method, `/users/${await userId('dave')}/role-mappings/clients/${NO_ID}`, []);
+    expect(answer.status).toBe(status);
+    expect(answer.json).toEqual({ error, error_description: DEBUG });
+  });
+});
+
+describe('deleting a client role', () => {
+  it("DELETE /clients/{id}/roles/{role}: 204, the role is gone, and so is every user's and group's mapping to it", async () => {
+    const reports = await clientUuid('reports');
+    const serviceAccount = await kc.clients.getServiceAccountUser({ id: await clientUuid('billing-job') });
+    const job = () =>
+      postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
+        grant_type: 'client_credentials',
+        client_id: 'billing-job',
+        client_secret: 'job-secret',
+      });
+    const before = decode(String((await job()).json['access_token'])).claims;
+    expect(clientRoles(before, 'reports')).toEqual(['view']);
+    expect(
+      (await kc.users.listClientRoleMappings({ id: serviceAccount!.id!, clientUniqueId: reports })).map(
+        (r) => r.name,
+      ),
+    ).toEqual(['view']);
+
+    await kc.clients.delRole({ id: reports, roleName: 'view' });
+    expect(await kc.clients.listRoles({ id: reports })).toEqual([]);
+    expect(await kc.clients.findRole({ id: reports, roleName: 'view' })).toBeNull();
+    expect(
+      await kc.users.listClientRoleMappings({ id: serviceAccount!.id!, clientUniqueId: reports }),
+    ).toEqual([]);
+    const [staff] = await kc.groups.find({ search: 'engineering' });
+    expect(staff?.subGroups?.[0]).toMatchObject({ name: 'engineering' });
+    const engineering = await kc.groups.findOne({ id: staff!.subGroups![0]!.id! });
+    // As Keycloak represents a group: a client whose roles it no longer has is not listed.
+    expect(engineering?.clientRoles).toEqual({});
+    const after = decode(String((await job()).json['access_token'])).claims;
+    expect(clientRoles(after, 'reports')).toEqual([]);
+  });
+
+  it.each([
+    ['a role the client does not have', 'reports', 'nope', 'Could not find role'],
+    ['an unknown client', NO_ID, 'view', 'Could not find client'],
+  ])('DELETE /clients/{id}/roles/{role} of %s: 404', async (_name, client, role, error) => {
+    const id = client === NO_ID ? NO_ID : await clientUuid(client);
+    const answer = await admin('DELETE', `/clients/${id}/roles/${role}`);
+    expect(answer.status).toBe(404);
+    expect(answer.json).toEqual({ error, error_description: DEBUG });
+  });
+});
+
+describe("removing a role's composites", () => {
+  it('DELETE /roles-by-id/{id}/composites (delCompositeRoles): 204, and the next token of a user with the role is without the removed ones', async () => {
+    const adminRole = await kc.roles.findOneByName({ name: 'admin' });
+    const billing = await clientUuid('billing');
+    const write = await kc.clients.findRole({ id: billing, roleName: 'invoice-write' });
+    const before = await webAppClaims('alice', 'alice-pw');
+    expect(clientRoles(before, 'billing').sort()).toEqual(['invoice-read', 'invoice-write']);
+
+    await kc.roles.delCompositeRoles({ id: adminRole!.id! }, [write!]);
+    expect((await kc.roles.getCompositeRoles({ id: adminRole!.id! })).map((r) => r.name).sort()).toEqual([
+      'auditor',
+      'user',
+    ]);
+    const after = await webAppClaims('alice', 'alice-pw');
+    expect(clientRoles(after, 'billing')).toEqual([]);
+    expect(realmRoles(after)).toEqual(expect.arrayContaining(['admin', 'user', 'auditor']));
+  });
+
+  it('DELETE /roles/{role}/composites: 204; the role is no longer composite once it has none', async () => {
+    const user = await kc.roles.findOneByName({ name: 'user' });
+    const auditor = await kc.roles.findOneByName({ name: 'auditor' });
+    const answer = await admin('DELETE', '/roles/admin/composites', [{ id: user!.id, name: 'user' }]);
+    expect([answer.status, answer.text]).toEqual([204, '']);
+    expect(
+      (await kc.roles.getCompositeRoles({ id: (await kc.roles.findOneByName({ name: 'admin' }))!.id! })).map(
+        (r) => r.name,
+      ),
+    ).toEqual(['auditor']);
+    await admin('DELETE', '/roles/admin/composites', [{ id: auditor!.id, name: 'auditor' }]);
+    expect(await kc.roles.findOneByName({ name: 'admin' })).toMatchObject({
+      name: 'admin',
+      composite: false,
+    });
+    expect((await admin('GET', '/roles/admin/composites')).json).toEqual([]);
+  });
+
+  it.each([
+    ['an unknown role', '/roles/nope/composites', 'Could not find role'],
+    ['an unknown role id', `/roles-by-id/${NO_ID}/composites`, 'Could not find role with id'],
+  ])('DELETE of the composites of %s: 404', async (_name, path, error) => {
+    const answer = await admin('DELETE', path, []);
+    expect(answer.status).toBe(404);
+    expect(answer.json).toEqual({ error, error_description: DEBUG });
+  });
+});
+
+describe("a group's realm role mappings", () => {
+  it('GET /groups/{id}/role-mappings/realm: the realm roles mapped to the group', async () => {
+    const partners = await groupId('partners');
+    const realm = await kc.realms.findOne({ realm: 'acme' });
+    expect(await kc.groups.listRealmRoleMappings({ id: partners })).toEqual([
+      {
+        id: (await kc.roles.findOneByName({ name: 'loop-a' }))?.id,
+        name: 'loop-a',
+        composite: true,
+        clientRole: false,
+        containerId: realm?.id,
+        attributes: {},
+      },
+    ]);
+  });
+
+  it("DELETE /groups/{id}/role-mappings/realm: 204, and a member's next token is without the role and its composites", async () => {
+    const partners = await groupId('partners');
+    const before = await webAppClaims('dave', 'dave-pw');
+    expect(realmRoles(before)).toEqual(expect.arrayContaining(['loop-a', 'loop-b']));
+    const [loopA] = await kc.groups.listRealmRoleMappings({ id: partners });
+
+    await kc.groups.delRealmRoleMappings({ id: partners, roles: [{ id: loopA!.id!, name: 'loop-a' }] });
+    expect(await kc.groups.listRealmRoleMappings({ id: partners })).toEqual([]);
+    expect((await kc.groups.findOne({ id: partners }))?.realmRoles).toEqual([]);
+    const after = await webAppClaims('dave', 'dave-pw');
+    expect(realmRoles(after)).not.toContain('loop-a');
+    expect(realmRoles(after)).not.toContain('loop-b');
+    expect(after['groups']).toEqual(['/partners']);
+  });
+
+  it.each([
+    ['GET', 'an unknown group', 404, NO_ID, undefined, 'Could not find group by id'],
+    ['DELETE', 'an unknown group', 404, NO_ID, [], 'Could not find group by id'],
+    ['DELETE', 'a role that does not exist', 404, 'partners', [{ name: 'nope' }], 'Role not found'],
+  ])('%s /groups/{id}/role-mappings/realm of %s: %i', async (method, _name, status, group, body, error) => {
+    const id = group === NO_ID ? NO_ID : await groupId(group);
+    const answer = await admin(method, `/groups/${id}/role-mappings/realm`, body);
+    expect(answer.status).toBe(status);
+    expect(answer.json).toEqual({ error, error_description: DEBUG });
+  });
+});
+
+describe('the user search query parameters', () => {
+  beforeAll(async () => {
+    await kc.users.create({
+      username: 'erin',
+      enabled: true,
+      firstName: 'Erin',
+      lastName: 'Stone',
+      email: 'erin@acme.test',
+      attributes: { tags: ['Green'] },
+    });
+    await kc.users.create({
+      username: 'frank',
+      enabled: true,
+      firstName: 'Frank',
+      lastName: 'Stoneman',
+      email: 'frank@example.test',
+      attributes: { note: ['two words'] },
+    });
+  });
+
+  const usernames = async (query: Record<string, string | number | boolean>): Promise<string[]> =>
+    (await kc.users.find(query)).map((u) => u.username ?? '');
+
+  it.each<[string, Record<string, string | number | boolean>, string[]]>([
+    [
+      'no parameter: every user but the service accounts, by username',
+      {},
+      ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'],
+    ],
+    ['email: a part, in any case', { email: 'ACME.TEST' }, ['alice', 'erin']],
+    ['firstName: a part, in any case', { firstName: 'rI' }, ['erin']],
+    ['lastName: a part', { lastName: 'stone' }, ['erin', 'frank']],
+    ['lastName with exact=true: the whole name, in any case', { lastName: 'stone', exact: true }, ['erin']],
+    ['email and firstName: both', { email: 'acme', firstName: 'ali' }, ['alice']],
+    ['q, one attribute', { q: 'tags:red' }, ['alice']],
+    ['q, an attribute value in another case', { q: 'tags:RED' }, ['alice']],
+    ['q, a part of a value: none', { q: 'tags:re' }, []],
+    ['q with exact=false: a part of a value', { q: 'tags:re', exact: false }, ['alice', 'erin']],
+    ['q, two attributes: both', { q: 'tags:red level:3' }, ['alice']],
+    ['q, two attributes, one not held', { q: 'tags:red level:4' }, []],
+    ['q, a quoted value with a space', { q: 'note:"two words"' }, ['frank']],
+    ['q and lastName together', { q: 'tags:green', lastName: 'stone' }, ['erin']],
+    ['username: the service accounts too', { username: 'service-account' }, ['service-account-billing-job']],
+    ['search: never the service accounts', { search: 'service-account' }, []],
+    ['first and max: a page', { first: 1, max: 2 }, ['bob', 'carol']],
+    ['first alone: the rest', { first: 4 }, ['erin', 'frank']],
+    ['max alone: the first ones', { max: 3 }, ['alice', 'bob', 'carol']],
+    ['first past the end: none', { first: 6 }, []],
+    ['a negative first: from the start', { first: -1, max: 2 }, ['alice', 'bob']],
+    ['first with a filter: a page of the matches', { lastName: 'stone', first: 1, max: 5 }, ['frank']],
+  ])('%s', async (_name, query, expected) => {
+    expect(await usernames(query)).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, string>, number]>([
+    ['username, service accounts counted', { username: 'service-account' }, 1],
+    ['q', { q: 'tags:RED' }, 1],
+    ['lastName', { lastName: 'stone' }, 2],
+    ['nothing: service accounts not counted', {}, 6],
+  ])('GET /users/count with %s', async (_name, query, count) => {
+    const answer = await admin('GET', `/users/count?${new URLSearchParams(query)}`);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toBe(count);
+  });
+
+  it('briefRepresentation=true: the names, email, flags, creation time and access only', async () => {
+    const [brief] = await kc.users.find({ username: 'erin', exact: true, briefRepresentation: true });
+    expect(brief).toEqual({
+      id: await userId('erin'),
+      username: 'erin',
+      firstName: 'Erin',
+      lastName: 'Stone',
+      email: 'erin@acme.test',
+      emailVerified: false,
+      enabled: true,
+      createdTimestamp: expect.any(Number),
+      access: expect.objectContaining({ view: true, manage: true }),
+    });
+    const [full] = await kc.users.find({ username: 'erin', exact: true, briefRepresentation: false });
+    expect(full).toMatchObject({
+      ...brief,
+      attributes: { tags: ['Green'] },
+      totp: false,
+      disableableCredentialTypes: [],
+      requiredActions: [],
+      notBefore: 0,
+    });
+  });
+});
+
+describe('first and max on GET /clients', () => {
+  const clientIds = async (query: Record<string, string | number | boolean> = {}): Promise<string[]> =>
+    (await kc.clients.find(query)).map((c) => c.clientId ?? '');
+
+  it('lists the clients in clientId order, as Keycloak does', async () => {
+    const all = await clientIds();
+    expect(all).toEqual(
+      expect.arrayContaining(['billing', 'billing-job', 'narrow', 'reports', 'spa', 'web-app']),
+    );
+    expect(all).toEqual([...all].sort());
+  });
+
+  it.each<[string, Record<string, string | number | boolean>, (all: string[]) => string[]]>([
+    ['first and max: a page', { first: 1, max: 2 }, (all) => all.slice(1, 3)],
+    ['first alone: the rest', { first: 3 }, (all) => all.slice(3)],
+    ['max alone: the first ones', { max: 2 }, (all) => all.slice(0, 2)],
+    ['first past the end: none', { first: 1000 }, () => []],
+    ['a clientId search, paged', { clientId: 'bill', search: true, first: 1, max: 1 }, () => ['billing-job']],
+    ['a clientId search', { clientId: 'BILL', search: true }, () => ['billing', 'billing-job']],
+  ])('%s', async (_name, query, expected) => {
+    expect(await clientIds(query)).toEqual(expected(await clientIds()));
+  });
+});
