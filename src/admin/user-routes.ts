@@ -22,22 +22,53 @@ import { created, handle, keycloakOf, page, queryParam, type AdminContext } from
 
 const U = '/:realm/users';
 
-/** Whether `value` matches `wanted`: equal (exact) or containing it, case-insensitively; `*` stands for anything. */
+/** A field filter's match (`username=`, `email=`, …): equal (exact) or containing it, in any case. */
 function matches(value: string | undefined, wanted: string, exact: boolean): boolean {
   if (value === undefined) return false;
   const v = value.toLowerCase();
   const w = wanted.toLowerCase();
-  if (exact) return v === w;
-  if (w.includes('*')) {
-    const re = new RegExp(
-      `^${w
-        .split('*')
-        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*')}$`,
-    );
-    return re.test(v);
+  return exact ? v === w : v.includes(w);
+}
+
+/** Whether `value` matches `pattern`, whose `*` stands for anything (greedy, linear in the two lengths). */
+function globMatches(value: string, pattern: string): boolean {
+  const parts = pattern.split('*');
+  const first = parts[0] ?? '';
+  const last = parts.length > 1 ? (parts[parts.length - 1] ?? '') : undefined;
+  if (last === undefined) return value === first;
+  if (!value.startsWith(first) || value.length < first.length + last.length || !value.endsWith(last))
+    return false;
+  let at = first.length;
+  const end = value.length - last.length;
+  for (const part of parts.slice(1, -1)) {
+    const found = value.indexOf(part, at);
+    if (found === -1 || found + part.length > end) return false;
+    at = found + part.length;
   }
-  return v.includes(w);
+  return true;
+}
+
+const SEARCH_FIELDS = ['username', 'email', 'firstName', 'lastName'] as const;
+
+/**
+ * Whether a user matches Keycloak's `search` (JpaUserProvider): every whitespace-separated term matches the
+ * username, email, first or last name, in any case: a "quoted" term the whole value, any other the start of
+ * it, `*` standing for anything (`*son` ends in it, `*an*` holds it).
+ */
+function matchesSearch(u: UserRepresentation, search: string): boolean {
+  return search
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== '')
+    .every((term) => {
+      const t = term.toLowerCase();
+      const quoted = t.length >= 2 && t.startsWith('"') && t.endsWith('"');
+      const pattern = quoted ? t.slice(1, -1) : t.endsWith('*') ? t : `${t}*`;
+      return SEARCH_FIELDS.some((f) => {
+        const v = u[f]?.toLowerCase();
+        return v !== undefined && (quoted ? v === pattern : globMatches(v, pattern));
+      });
+    });
 }
 
 /**
@@ -74,33 +105,31 @@ const FILTERS = [
 ];
 
 /**
- * The users a search query picks, in username order. As Keycloak's UsersResource: a `search` or no query
- * leaves service accounts out; the field filters and `q` (custom attributes, matched whole and in any case
- * unless `exact=false`, which matches a part) take them in.
+ * The users a search query picks, in username order. As Keycloak's UsersResource: `search` (`id:` followed by
+ * ids, or terms: {@link matchesSearch}) takes only `enabled` and `emailVerified` beside it and leaves service
+ * accounts out, as no query does; the field filters and `q` (custom attributes, matched whole and in any
+ * case unless `exact=false`, which matches a part) take them in.
  */
 function searchUsers(req: Request, users: readonly UserRepresentation[]): UserRepresentation[] {
   const exact = queryParam(req, 'exact') === 'true';
   const search = queryParam(req, 'search');
-  const fields = ['username', 'email', 'firstName', 'lastName'] as const;
-  const attributes = searchQueryFields(queryParam(req, 'q') ?? '');
+  const ids = search?.startsWith('id:') ? search.slice(3).trim().split(/\s+/) : undefined;
+  const attributes = search === undefined ? searchQueryFields(queryParam(req, 'q') ?? '') : [];
   const attributeExact = queryParam(req, 'exact') !== 'false';
   const filtered =
     search === undefined && (attributes.length > 0 || FILTERS.some((f) => queryParam(req, f) !== undefined));
   const idp = queryParam(req, 'idpAlias');
   return users
     .filter((u) => {
+      if (ids !== undefined) return ids.includes(u.id ?? '');
       if (u.serviceAccountClientId !== undefined && !filtered) return false;
-      if (idp !== undefined) return false;
-      if (search !== undefined && search !== '' && search !== '*') {
-        const s = search.trim();
-        const exactSearch = s.length > 1 && s.startsWith('"') && s.endsWith('"');
-        const term = exactSearch ? s.slice(1, -1) : s;
-        if (!fields.some((f) => matches(u[f], term, exactSearch))) return false;
-      }
-      for (const f of fields) {
-        const wanted = queryParam(req, f);
-        if (wanted !== undefined && !matches(u[f], wanted, exact)) return false;
-      }
+      if (idp !== undefined && search === undefined) return false;
+      if (search !== undefined && !matchesSearch(u, search)) return false;
+      if (search === undefined)
+        for (const f of SEARCH_FIELDS) {
+          const wanted = queryParam(req, f);
+          if (wanted !== undefined && !matches(u[f], wanted, exact)) return false;
+        }
       const enabled = queryParam(req, 'enabled');
       if (enabled !== undefined && String(u.enabled ?? true) !== enabled) return false;
       const verified = queryParam(req, 'emailVerified');

@@ -328,6 +328,13 @@ describe('the user search query parameters', () => {
     ['q and lastName together', { q: 'tags:green', lastName: 'stone' }, ['erin']],
     ['username: the service accounts too', { username: 'service-account' }, ['service-account-billing-job']],
     ['search: never the service accounts', { search: 'service-account' }, []],
+    ['search: the start of a name, in any case', { search: 'STO' }, ['erin', 'frank']],
+    ['search: not a part inside a name', { search: 'rin' }, []],
+    ['search: * for anything', { search: '*man' }, ['frank']],
+    ['search: * inside a term (the start still counts)', { search: 'a*e' }, ['alice']],
+    ['search: a quoted term is the whole value', { search: '"stone"' }, ['erin']],
+    ['search: every term matches', { search: 'frank sto' }, ['frank']],
+    ['search: the field filters beside it are not read', { search: 'erin', lastName: 'nobody' }, ['erin']],
     ['first and max: a page', { first: 1, max: 2 }, ['bob', 'carol']],
     ['first alone: the rest', { first: 4 }, ['erin', 'frank']],
     ['max alone: the first ones', { max: 3 }, ['alice', 'bob', 'carol']],
@@ -336,6 +343,15 @@ describe('the user search query parameters', () => {
     ['first with a filter: a page of the matches', { lastName: 'stone', first: 1, max: 5 }, ['frank']],
   ])('%s', async (_name, query, expected) => {
     expect(await usernames(query)).toEqual(expected);
+  });
+
+  it('search id: the users of those ids, service accounts too', async () => {
+    const [erin] = await kc.users.find({ username: 'erin', exact: true });
+    const [account] = await kc.users.find({ username: 'service-account-billing-job', exact: true });
+    expect(await usernames({ search: `id:${account?.id ?? ''} ${erin?.id ?? ''}` })).toEqual([
+      'erin',
+      'service-account-billing-job',
+    ]);
   });
 
   it.each<[string, Record<string, string>, number]>([
