@@ -16,7 +16,7 @@ import {
   usersOf,
 } from './resources.js';
 import { clientOut, roleOut, secretOf, userOut } from './representations.js';
-import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+import { created, handle, keycloakOf, page, queryParam, rolesPage, type AdminContext } from './http.js';
 
 const C = '/:realm/clients';
 
@@ -51,7 +51,7 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
             (search ? c.clientId.toLowerCase().includes(clientId.toLowerCase()) : c.clientId === clientId),
         )
         .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
-      res.json(page(req, list).map((c) => clientOut(rep.realm, c)));
+      res.json(page(req, list, -1).map((c) => clientOut(rep.realm, c)));
     }),
   );
   router.post(
@@ -175,7 +175,7 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
       const roles = (rep.roles?.client?.[client.clientId] ?? []).filter(
         (r) => search === undefined || r.name.toLowerCase().includes(search.toLowerCase()),
       );
-      res.json(page(req, roles).map((r) => roleOut(r, client.id ?? '', true)));
+      res.json(rolesPage(req, roles, search !== undefined).map((r) => roleOut(r, client.id ?? '', true)));
     }),
   );
   router.post(

@@ -47,7 +47,7 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
         search === undefined || search === ''
           ? top.map((g) => groupOut(g, `/${g.name}`, undefined, false))
           : top.flatMap((g) => tree(g, `/${g.name}`, undefined));
-      res.json(page(req, list));
+      res.json(page(req, list, -1));
     }),
   );
   router.get(

@@ -59,7 +59,20 @@ export function queryParam(req: Request, name: string): string | undefined {
   return typeof first === 'string' ? first : undefined;
 }
 
-/** `first` and `max` as Keycloak pages with them (negative: 400). */
+/**
+ * Roles as Keycloak's RoleContainerResource pages them: a search by `first` and `max`, the whole list only
+ * when both are given, each with no default.
+ */
+export function rolesPage<T>(req: Request, list: T[], searching: boolean): T[] {
+  if (!searching && (queryParam(req, 'first') === undefined || queryParam(req, 'max') === undefined))
+    return list;
+  return page(req, list, -1);
+}
+
+/**
+ * `first` and `max` as Keycloak pages with them: `max` defaults to 100 where Keycloak's resource does (users,
+ * a group's members), to everything (-1) where it has no default (clients, groups, a user's groups).
+ */
 export function page<T>(req: Request, list: T[], defaultMax = 100): T[] {
   const number = (name: string): number | undefined => {
     const v = queryParam(req, name);

@@ -16,7 +16,7 @@ import {
   updateRole,
 } from './resources.js';
 import { realmIdOf, roleOut } from './representations.js';
-import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+import { created, handle, keycloakOf, queryParam, rolesPage, type AdminContext } from './http.js';
 import type { KeycloakRealm } from '../fixtures/keycloak/model.js';
 
 const R = '/:realm/roles';
@@ -67,7 +67,7 @@ export function roleRoutes(router: Router, ctx: AdminContext): void {
       const roles = realmRoleList(rep, p.realm.keycloak).filter(
         (r) => search === undefined || r.name.toLowerCase().includes(search.toLowerCase()),
       );
-      res.json(page(req, roles).map((r) => roleOut(r, realmIdOf(rep), false)));
+      res.json(rolesPage(req, roles, search !== undefined).map((r) => roleOut(r, realmIdOf(rep), false)));
     }),
   );
   router.post(

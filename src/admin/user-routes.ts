@@ -406,7 +406,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
       const user = findUser(rep, String(req.params['id']));
       const mine = new Set(user.groups ?? []);
       const groups = allGroups(rep).filter((g) => mine.has(g.path));
-      res.json(page(req, groups).map((g) => groupOut(g.group, g.path, g.parent?.id, false)));
+      res.json(page(req, groups, -1).map((g) => groupOut(g.group, g.path, g.parent?.id, false)));
     }),
   );
   router.get(

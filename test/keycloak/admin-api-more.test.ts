@@ -413,3 +413,32 @@ describe('first and max on GET /clients', () => {
     expect(await clientIds(query)).toEqual(expected(await clientIds()));
   });
 });
+
+describe("paging where Keycloak's resource has no default max", () => {
+  const names = (list: { name?: string; clientId?: string }[]): string[] =>
+    list.map((x) => x.clientId ?? x.name ?? '');
+
+  it('GET /clients without max: every client, past 100', async () => {
+    const clients = Array.from({ length: 101 }, (_, i) => ({
+      clientId: `bulk-${String(i).padStart(3, '0')}`,
+    }));
+    const imported = await kc.realms.partialImport({
+      realm: 'acme',
+      rep: { ifResourceExists: 'FAIL', clients },
+    });
+    expect(imported).toMatchObject({ added: 101 });
+    const all = names(await kc.clients.find());
+    expect(all.filter((id) => id.startsWith('bulk-'))).toHaveLength(101);
+    expect(names(await kc.clients.find({ max: 100 }))).toHaveLength(100);
+  });
+
+  it.each<[string, Record<string, string | number>, (all: string[]) => string[]]>([
+    ['first alone: every role (Keycloak pages roles only with both)', { first: 1 }, (all) => all],
+    ['max alone: every role', { max: 1 }, (all) => all],
+    ['first and max: a page', { first: 1, max: 2 }, (all) => all.slice(1, 3)],
+  ])('GET /roles, %s', async (_name, query, expected) => {
+    const all = names(await kc.roles.find());
+    expect(all.length).toBeGreaterThan(3);
+    expect(names(await kc.roles.find(query))).toEqual(expected(all));
+  });
+});
