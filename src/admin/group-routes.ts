@@ -1,5 +1,6 @@
 // /admin/realms/{realm}/groups: groups, their subgroups, members and realm role mappings.
 import type { Router } from 'express';
+import { effectiveRoles } from '../fixtures/keycloak/roles.js';
 import type { GroupRepresentation, KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
@@ -151,8 +152,13 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
     handle(async (req, res) => {
       const p = await ctx.provider(req);
       const rep = keycloakOf(p);
-      const { group } = findGroup(rep, String(req.params['id']));
-      const names = group.realmRoles ?? [];
+      const { group, path } = findGroup(rep, String(req.params['id']));
+      const kc = p.realm.keycloak;
+      // The composite view: the group's roles and its parents', composites expanded (no default role).
+      const names =
+        req.path.endsWith('/composite') && kc !== undefined
+          ? effectiveRoles(kc, { realmRoles: [], clientRoles: {}, groups: [path] }, false).realm
+          : (group.realmRoles ?? []);
       res.json(
         realmRoleList(rep, p.realm.keycloak)
           .filter((r) => names.includes(r.name))

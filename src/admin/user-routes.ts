@@ -1,6 +1,8 @@
 // /admin/realms/{realm}/users: search, count, create, read, update, delete, reset-password, role mappings,
 // groups, sessions and logout.
 import type { Request, Router } from 'express';
+import type { RoleSet } from '../fixtures/keycloak/model.js';
+import { effectiveRoles } from '../fixtures/keycloak/roles.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
@@ -301,8 +303,48 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
       );
     }),
   );
+  // The effective roles (Keycloak's `composite` views): through groups, the default role and composites.
+  const effectiveOf = (
+    p: Awaited<ReturnType<AdminContext['provider']>>,
+    user: UserRepresentation,
+  ): RoleSet =>
+    p.realm.keycloak === undefined
+      ? { realm: [], client: new Map() }
+      : effectiveRoles(p.realm.keycloak, {
+          realmRoles: user.realmRoles ?? [],
+          clientRoles: user.clientRoles ?? {},
+          groups: (user.groups ?? []).map((g) => (g.startsWith('/') ? g : `/${g}`)),
+        });
   router.get(
-    [`${U}/:id/role-mappings/realm`, `${U}/:id/role-mappings/realm/composite`],
+    `${U}/:id/role-mappings/realm/composite`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const names = new Set(effectiveOf(p, findUser(rep, String(req.params['id']))).realm);
+      res.json(
+        realmRoleList(rep, p.realm.keycloak)
+          .filter((r) => names.has(r.name))
+          .map((r) => roleOut(r, realmIdOf(rep), false)),
+      );
+    }),
+  );
+  router.get(
+    `${U}/:id/role-mappings/clients/:client/composite`,
+    handle(async (req, res) => {
+      const p = await ctx.provider(req);
+      const rep = keycloakOf(p);
+      const user = findUser(rep, String(req.params['id']));
+      const client = findClient(rep, String(req.params['client']));
+      const names = new Set(effectiveOf(p, user).client.get(client.clientId) ?? []);
+      res.json(
+        (rep.roles?.client?.[client.clientId] ?? [])
+          .filter((r) => names.has(r.name))
+          .map((r) => roleOut(r, client.id ?? '', true)),
+      );
+    }),
+  );
+  router.get(
+    `${U}/:id/role-mappings/realm`,
     handle(async (req, res) => {
       const p = await ctx.provider(req);
       const rep = keycloakOf(p);
@@ -350,7 +392,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
 
   // Client role mappings (the client by its id).
   router.get(
-    [`${U}/:id/role-mappings/clients/:client`, `${U}/:id/role-mappings/clients/:client/composite`],
+    `${U}/:id/role-mappings/clients/:client`,
     handle(async (req, res) => {
       const rep = keycloakOf(await ctx.provider(req));
       const user = findUser(rep, String(req.params['id']));

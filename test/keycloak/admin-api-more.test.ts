@@ -442,3 +442,57 @@ describe("paging where Keycloak's resource has no default max", () => {
     expect(names(await kc.roles.find(query))).toEqual(expected(all));
   });
 });
+
+describe('the composite role-mapping views: effective roles, as Keycloak lists them', () => {
+  const names = (list: { name?: string }[]): string[] => list.map((r) => r.name ?? '').sort();
+  let userId = '';
+  let subId = '';
+  let appId = '';
+
+  beforeAll(async () => {
+    // cx-lead is made of cx-base; /cx-team maps cx-lead; cx-user is in its subgroup /cx-team/cx-sub.
+    await kc.roles.create({ name: 'cx-base' });
+    await kc.roles.create({ name: 'cx-lead' });
+    const base = await kc.roles.findOneByName({ name: 'cx-base' });
+    const lead = await kc.roles.findOneByName({ name: 'cx-lead' });
+    await kc.roles.createComposite({ roleId: lead?.id ?? '' }, [{ id: base?.id ?? '', name: 'cx-base' }]);
+    const { id: teamId } = await kc.groups.create({ name: 'cx-team' });
+    await kc.groups.addRealmRoleMappings({ id: teamId, roles: [{ id: lead?.id ?? '', name: 'cx-lead' }] });
+    ({ id: subId } = await kc.groups.createChildGroup({ id: teamId }, { name: 'cx-sub' }));
+    ({ id: userId } = await kc.users.create({ username: 'cx-user', enabled: true }));
+    await kc.users.addToGroup({ id: userId, groupId: subId });
+    // cx-app's r2 is made of its r1; cx-user has r2.
+    ({ id: appId } = await kc.clients.create({ clientId: 'cx-app' }));
+    await kc.clients.createRole({ id: appId, name: 'r1' });
+    await kc.clients.createRole({ id: appId, name: 'r2' });
+    const r1 = await kc.clients.findRole({ id: appId, roleName: 'r1' });
+    const r2 = await kc.clients.findRole({ id: appId, roleName: 'r2' });
+    await kc.roles.createComposite({ roleId: r2?.id ?? '' }, [{ id: r1?.id ?? '', name: 'r1' }]);
+    await kc.users.addClientRoleMappings({
+      id: userId,
+      clientUniqueId: appId,
+      roles: [{ id: r2?.id ?? '', name: 'r2' }],
+    });
+  });
+
+  it("a user's realm roles through her groups (their parents too), the default role and composites", async () => {
+    const direct = names(await kc.users.listRealmRoleMappings({ id: userId }));
+    const effective = names(await kc.users.listCompositeRealmRoleMappings({ id: userId }));
+    expect(direct).toEqual(['default-roles-acme']);
+    expect(effective).toEqual(expect.arrayContaining(['cx-base', 'cx-lead', 'default-roles-acme']));
+  });
+
+  it("a user's client roles, composites expanded", async () => {
+    const query = { id: userId, clientUniqueId: appId };
+    expect(names(await kc.users.listClientRoleMappings(query))).toEqual(['r2']);
+    expect(names(await kc.users.listCompositeClientRoleMappings(query))).toEqual(['r1', 'r2']);
+  });
+
+  it("a group's realm roles with its parents', composites expanded, no default role", async () => {
+    expect(names(await kc.groups.listRealmRoleMappings({ id: subId }))).toEqual([]);
+    expect(names(await kc.groups.listCompositeRealmRoleMappings({ id: subId }))).toEqual([
+      'cx-base',
+      'cx-lead',
+    ]);
+  });
+});
