@@ -161,7 +161,7 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
       const user = rep.users?.find((u) => u.serviceAccountClientId === client.clientId);
       if (user === undefined || client.serviceAccountsEnabled !== true)
         throw badRequest('Service account not enabled for the client');
-      res.json(userOut(user));
+      res.json(userOut(user, false, false));
     }),
   );
 

@@ -144,7 +144,7 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
       const { path } = findGroup(rep, String(req.params['id']));
       const brief = queryParam(req, 'briefRepresentation') === 'true';
       const members = (rep.users ?? []).filter((u) => (u.groups ?? []).includes(path));
-      res.json(page(req, members).map((u) => userOut(u, brief)));
+      res.json(page(req, members).map((u) => userOut(u, brief, false)));
     }),
   );
   router.get(

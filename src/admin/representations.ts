@@ -37,8 +37,10 @@ const USER_HIDDEN = new Set(['credentials', 'realmRoles', 'clientRoles', 'groups
  * A user as the admin API answers one; `brief` as Keycloak's briefRepresentation (ModelToRepresentation
  * .toBriefRepresentation): the names, email, flags and creation time only, without attributes, required
  * actions, totp, credential types or notBefore, and with the caller's access as in a full listing.
+ * `withAccess` false: without the caller's access, as Keycloak answers a group's members and a client's
+ * service-account user.
  */
-export function userOut(u: UserRepresentation, brief = false): Json {
+export function userOut(u: UserRepresentation, brief = false, withAccess = true): Json {
   if (brief)
     return present({
       id: u.id,
@@ -50,7 +52,7 @@ export function userOut(u: UserRepresentation, brief = false): Json {
       createdTimestamp: u.createdTimestamp,
       enabled: u.enabled ?? true,
       federationLink: u['federationLink'],
-      access: USER_ACCESS,
+      access: withAccess ? USER_ACCESS : undefined,
     });
   const rest: Json = {};
   for (const [k, v] of Object.entries(u)) if (!USER_HIDDEN.has(k)) rest[k] = v;
@@ -71,7 +73,7 @@ export function userOut(u: UserRepresentation, brief = false): Json {
     disableableCredentialTypes: [],
     requiredActions: Array.isArray(u['requiredActions']) ? u['requiredActions'] : [],
     notBefore: typeof u['notBefore'] === 'number' ? u['notBefore'] : 0,
-    access: USER_ACCESS,
+    access: withAccess ? USER_ACCESS : undefined,
   });
 }
 

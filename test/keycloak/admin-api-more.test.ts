@@ -496,3 +496,22 @@ describe('the composite role-mapping views: effective roles, as Keycloak lists t
     ]);
   });
 });
+
+describe("where Keycloak's user representation carries no access map", () => {
+  it("a group's members (brief or not) and a client's service-account user", async () => {
+    const { id: groupId } = await kc.groups.create({ name: 'access-check' });
+    const { id: userId } = await kc.users.create({ username: 'access-member', enabled: true });
+    await kc.users.addToGroup({ id: userId, groupId });
+    for (const briefRepresentation of [true, false]) {
+      const [member] = await kc.groups.listMembers({ id: groupId, briefRepresentation });
+      expect(member?.username).toBe('access-member');
+      expect(member).not.toHaveProperty('access');
+    }
+    const [job] = await kc.clients.find({ clientId: 'billing-job' });
+    const account = await kc.clients.getServiceAccountUser({ id: job?.id ?? '' });
+    expect(account.username).toBe('service-account-billing-job');
+    expect(account).not.toHaveProperty('access');
+    // The user listing and a user read carry it.
+    expect((await kc.users.findOne({ id: userId }))?.access).toMatchObject({ view: true });
+  });
+});
