@@ -1,5 +1,6 @@
 // The Keycloak admin REST API as a suite written against Keycloak drives it: an admin client logged in at
-// realm master as admin/admin, and a user's access token from the password grant, verified with jose.
+// realm master as admin/admin, and access tokens from the password and client_credentials grants, verified
+// with jose.
 import KcAdminClient from '@keycloak/keycloak-admin-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
@@ -16,14 +17,13 @@ export async function adminClient(idp: Pick<TestIdp, 'url'>, realmName = 'master
   return kc;
 }
 
-/** The password grant through openid-client, the access token verified with jose against the realm's JWKS. */
-export async function passwordAccessToken(
+/** A grant of `clientId` (client_secret_basic) through openid-client, its access token verified with jose. */
+async function grantClaims(
   idp: Pick<TestIdp, 'url' | 'clock'>,
   realm: string,
   clientId: string,
   secret: string,
-  username: string,
-  password: string,
+  grant: (config: client.Configuration) => Promise<client.TokenEndpointResponse>,
 ): Promise<Claims> {
   const issuer = `${idp.url}/realms/${realm}`;
   const config = await client.discovery(
@@ -33,12 +33,32 @@ export async function passwordAccessToken(
     client.ClientSecretBasic(secret),
     insecure,
   );
-  const tokens = await client.genericGrantRequest(config, 'password', {
-    username,
-    password,
-    scope: 'openid',
-  });
+  const tokens = await grant(config);
   const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
   const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer, currentDate: idp.clock.now() });
   return payload as Claims;
+}
+
+/** The password grant through openid-client, the access token verified with jose against the realm's JWKS. */
+export function passwordAccessToken(
+  idp: Pick<TestIdp, 'url' | 'clock'>,
+  realm: string,
+  clientId: string,
+  secret: string,
+  username: string,
+  password: string,
+): Promise<Claims> {
+  return grantClaims(idp, realm, clientId, secret, (config) =>
+    client.genericGrantRequest(config, 'password', { username, password, scope: 'openid' }),
+  );
+}
+
+/** A client_credentials token through openid-client, verified with jose against the realm's JWKS. */
+export function serviceAccessToken(
+  idp: Pick<TestIdp, 'url' | 'clock'>,
+  realm: string,
+  clientId: string,
+  secret: string,
+): Promise<Claims> {
+  return grantClaims(idp, realm, clientId, secret, (config) => client.clientCredentialsGrant(config));
 }

@@ -11,16 +11,14 @@ import {
 } from 'jose';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Claims } from '../helpers/jwt.js';
-import { adminClient as adminClientOf, passwordAccessToken } from '../helpers/admin.js';
+import { adminClient as adminClientOf, passwordAccessToken, serviceAccessToken } from '../helpers/admin.js';
 import { postForm } from '../helpers/http.js';
 import { startIdp, useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
 
-const insecure = { execute: [client.allowInsecureRequests] };
 const idp = useIdp({ fixtures: [], seed: 'admin-api' });
 
 const adminClient = (realmName = 'shop'): Promise<KcAdminClient> => adminClientOf(idp, realmName);
@@ -672,21 +670,8 @@ describe('what an admin change keeps, and what a realm made again does not', () 
     };
   }
 
-  /** A client_credentials token through openid-client, verified with jose against the realm's JWKS. */
-  async function serviceToken(realm: string, clientId: string, secret: string): Promise<Claims> {
-    const issuer = `${idp.url}/realms/${realm}`;
-    const config = await client.discovery(
-      new URL(issuer),
-      clientId,
-      undefined,
-      client.ClientSecretBasic(secret),
-      insecure,
-    );
-    const tokens = await client.clientCredentialsGrant(config);
-    const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
-    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer, currentDate: idp.clock.now() });
-    return payload as Claims;
-  }
+  const serviceToken = (realm: string, clientId: string, secret: string): Promise<Claims> =>
+    serviceAccessToken(idp, realm, clientId, secret);
 
   it('a client made by dynamic registration still gets tokens after admin changes to its realm', async () => {
     await kc.realms.create({ realm: 'registry', enabled: true });
