@@ -41,18 +41,22 @@ const USER_HIDDEN = new Set(['credentials', 'realmRoles', 'clientRoles', 'groups
  * service-account user.
  */
 export function userOut(u: UserRepresentation, brief = false, withAccess = true): Json {
+  const named = {
+    id: u.id,
+    username: u.username,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    email: u.email,
+    emailVerified: u.emailVerified ?? false,
+  };
+  const access = withAccess ? USER_ACCESS : undefined;
   if (brief)
     return present({
-      id: u.id,
-      username: u.username,
-      firstName: u.firstName,
-      lastName: u.lastName,
-      email: u.email,
-      emailVerified: u.emailVerified ?? false,
+      ...named,
       createdTimestamp: u.createdTimestamp,
       enabled: u.enabled ?? true,
       federationLink: u['federationLink'],
-      access: withAccess ? USER_ACCESS : undefined,
+      access,
     });
   const rest: Json = {};
   for (const [k, v] of Object.entries(u)) if (!USER_HIDDEN.has(k)) rest[k] = v;
@@ -60,12 +64,7 @@ export function userOut(u: UserRepresentation, brief = false, withAccess = true)
     u.attributes !== undefined && Object.keys(u.attributes).length > 0 ? u.attributes : undefined;
   return present({
     ...rest,
-    id: u.id,
-    username: u.username,
-    firstName: u.firstName,
-    lastName: u.lastName,
-    email: u.email,
-    emailVerified: u.emailVerified ?? false,
+    ...named,
     attributes,
     createdTimestamp: u.createdTimestamp,
     enabled: u.enabled ?? true,
@@ -73,7 +72,7 @@ export function userOut(u: UserRepresentation, brief = false, withAccess = true)
     disableableCredentialTypes: [],
     requiredActions: Array.isArray(u['requiredActions']) ? u['requiredActions'] : [],
     notBefore: typeof u['notBefore'] === 'number' ? u['notBefore'] : 0,
-    access: withAccess ? USER_ACCESS : undefined,
+    access,
   });
 }
 
