@@ -8,6 +8,7 @@ import {
   importJWK,
   jwtVerify,
   SignJWT,
+  UnsecuredJWT,
   type CryptoKey,
   type JWK,
   type JWTPayload,
@@ -51,6 +52,49 @@ export function s256(verifier: string): string {
 export async function vaultSignerKey(): Promise<CryptoKey> {
   const jwk = JSON.parse(readFileSync(VAULT_SIGNER_KEY, 'utf8')) as JWK;
   return (await importJWK(jwk, 'RS256')) as CryptoKey;
+}
+
+/** The fjord fixtures' redirect URIs of vault-signer and teller-web. */
+export const VAULT_CB = 'http://vault.fjord.test/cb';
+export const TELLER_CB = 'http://app.fjord.test/cb';
+
+export interface RequestObjectOptions {
+  /** A fjord client (default vault-signer); its redirect URI is vault-signer's or else teller-web's. */
+  client?: string;
+  /** `none` (unsigned) or a signing alg (default RS256), with `key` (default vault-signer's) and its kid. */
+  alg?: string;
+  key?: CryptoKey | Uint8Array;
+  /** Claims to set or (with undefined) leave out. */
+  claims?: Record<string, unknown>;
+}
+
+/**
+ * An authorize request object (OIDC Core 6.1) of a fjord client for `idp`, as the client makes it: iss and
+ * client_id the client, aud the issuer, a code request for ingrid, valid for a minute of real time.
+ */
+export async function fjordRequestObject(
+  idp: Pick<TestIdp, 'issuer'>,
+  o: RequestObjectOptions = {},
+): Promise<string> {
+  const client = o.client ?? 'vault-signer';
+  const now = Math.floor(Date.now() / 1000);
+  const claims: JWTPayload = {
+    iss: client,
+    aud: idp.issuer,
+    client_id: client,
+    response_type: 'code',
+    redirect_uri: client === 'vault-signer' ? VAULT_CB : TELLER_CB,
+    scope: 'openid',
+    login_hint: 'ingrid',
+    iat: now,
+    exp: now + 60,
+    ...o.claims,
+  };
+  const alg = o.alg ?? 'RS256';
+  if (alg === 'none') return new UnsecuredJWT(claims).encode();
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg, kid: 'vault-signer-2024' })
+    .sign(o.key ?? (await vaultSignerKey()));
 }
 
 export interface AssertionOptions {

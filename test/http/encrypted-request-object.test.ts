@@ -7,23 +7,18 @@ import {
   generateKeyPair,
   importJWK,
   SignJWT,
-  UnsecuredJWT,
   type CryptoKey,
   type JWK,
-  type JWTPayload,
 } from 'jose';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { get } from '../helpers/http.js';
-import { decode, vaultSignerKey } from '../helpers/jwt.js';
+import { decode, fjordRequestObject, TELLER_CB, VAULT_CB, vaultSignerKey } from '../helpers/jwt.js';
 import { authorizeWith, redirectParams } from '../helpers/flows.js';
 import { useIdp, useLocalServer } from '../helpers/server.js';
 
-const VAULT_CB = 'http://vault.fjord.test/cb';
-const TELLER_CB = 'http://app.fjord.test/cb';
 const ALGS = ['RSA-OAEP-256', 'RSA-OAEP'] as const;
 const ENCS = ['A128GCM', 'A192GCM', 'A256GCM', 'A128CBC-HS256', 'A192CBC-HS384', 'A256CBC-HS512'] as const;
-const now = (): number => Math.floor(Date.now() / 1000);
 
 const idp = useIdp();
 /** Serves encrypted request objects by path, for request_uri. */
@@ -43,22 +38,13 @@ beforeAll(async () => {
 });
 
 /** A request object for `clientId` (vault-signer: RS256 with its fixture key; else alg none). */
-async function inner(clientId = 'vault-signer', claims: Record<string, unknown> = {}): Promise<string> {
-  const payload: JWTPayload = {
-    iss: clientId,
-    aud: idp.issuer,
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: clientId === 'vault-signer' ? VAULT_CB : TELLER_CB,
-    scope: 'openid',
-    state: 'from-jwe',
-    login_hint: 'ingrid',
-    iat: now(),
-    exp: now() + 60,
-    ...claims,
-  };
-  if (clientId !== 'vault-signer') return new UnsecuredJWT(payload).encode();
-  return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'vault-signer-2024' }).sign(signerKey);
+function inner(clientId = 'vault-signer', claims: Record<string, unknown> = {}): Promise<string> {
+  return fjordRequestObject(idp, {
+    client: clientId,
+    alg: clientId === 'vault-signer' ? 'RS256' : 'none',
+    key: signerKey,
+    claims: { state: 'from-jwe', ...claims },
+  });
 }
 
 /** `plaintext` encrypted as a client would, to the realm's published encryption key unless told otherwise. */

@@ -3,18 +3,13 @@
 // default) takes none, RS256 and ES256.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { tempDir } from '../helpers/files.js';
 import { authorizeWith, redirectParams } from '../helpers/flows.js';
-import { vaultSignerKey } from '../helpers/jwt.js';
+import { fjordRequestObject, TELLER_CB, VAULT_CB } from '../helpers/jwt.js';
 import { FJORD_FIXTURES, useIdp } from '../helpers/server.js';
-
-const VAULT_CB = 'http://vault.fjord.test/cb';
-const TELLER_CB = 'http://app.fjord.test/cb';
-const now = (): number => Math.floor(Date.now() / 1000);
 
 function fixtures(): FixturesInput {
   const f = parse(readFileSync(FJORD_FIXTURES, 'utf8')) as FixturesInput;
@@ -27,23 +22,8 @@ function fixtures(): FixturesInput {
 const idp = useIdp(() => ({ fixtures: fixtures() }));
 
 /** A request object of `client`, unsigned or RS256 with vault-signer's key. */
-async function requestObject(client: string, alg: 'none' | 'RS256'): Promise<string> {
-  const claims: JWTPayload = {
-    iss: client,
-    aud: idp.issuer,
-    client_id: client,
-    response_type: 'code',
-    redirect_uri: client === 'vault-signer' ? VAULT_CB : TELLER_CB,
-    scope: 'openid',
-    login_hint: 'ingrid',
-    iat: now(),
-    exp: now() + 60,
-  };
-  if (alg === 'none') return new UnsecuredJWT(claims).encode();
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg, kid: 'vault-signer-2024' })
-    .sign(await vaultSignerKey());
-}
+const requestObject = (client: string, alg: 'none' | 'RS256'): Promise<string> =>
+  fjordRequestObject(idp, { client, alg });
 
 describe("a client's one request-object alg", () => {
   it.each<[string, string, 'none' | 'RS256', string | null]>([

@@ -1,14 +1,12 @@
 // Request objects at the authorize endpoint over HTTP: `request` (alg none or RS256) and `request_uri`
 // served by a local server; what wins over the query; every way one can be wrong.
-import { generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWTPayload } from 'jose';
+import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { REQUEST_URI_TIMEOUT_MS } from '../../src/oauth/request-uri.js';
-import { vaultSignerKey } from '../helpers/jwt.js';
+import { fjordRequestObject, TELLER_CB, VAULT_CB, vaultSignerKey } from '../helpers/jwt.js';
 import { authorizeWith, redirectParams } from '../helpers/flows.js';
 import { useIdp, useLocalServer, Y2030 } from '../helpers/server.js';
 
-const VAULT_CB = 'http://vault.fjord.test/cb';
-const TELLER_CB = 'http://app.fjord.test/cb';
 const now = (): number => Math.floor(Date.now() / 1000);
 
 const idp = useIdp();
@@ -59,28 +57,11 @@ interface ObjectOptions {
 
 /** A request object for vault-signer (RS256 with its fixture key unless told otherwise). */
 async function requestObject(o: ObjectOptions = {}): Promise<string> {
-  const client = o.client ?? 'vault-signer';
-  const claims: Record<string, unknown> = {
-    iss: client,
-    aud: idp.issuer,
-    client_id: client,
-    response_type: 'code',
-    redirect_uri: client === 'vault-signer' ? VAULT_CB : TELLER_CB,
-    scope: 'openid',
-    state: 'from-object',
-    login_hint: 'ingrid',
-    iat: now(),
-    exp: now() + 60,
-  };
-  for (const [k, v] of Object.entries(o.claims ?? {})) {
-    if (v === undefined) delete claims[k];
-    else claims[k] = v;
-  }
-  const alg = o.alg ?? 'RS256';
-  if (alg === 'none') return new UnsecuredJWT(claims as JWTPayload).encode();
-  return new SignJWT(claims as JWTPayload)
-    .setProtectedHeader({ alg, kid: 'vault-signer-2024' })
-    .sign(o.key ?? signerKey);
+  return fjordRequestObject(idp, {
+    ...o,
+    key: o.key ?? signerKey,
+    claims: { state: 'from-object', ...o.claims },
+  });
 }
 
 /** The same object with another payload (state changed) and the old signature. */
