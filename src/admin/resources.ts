@@ -7,7 +7,9 @@ import type {
   RoleRepresentation,
   UserRepresentation,
 } from '../fixtures/keycloak/schema.js';
+import { groupPath } from '../fixtures/keycloak/convert.js';
 import type { KeycloakRealm, RoleSet } from '../fixtures/keycloak/model.js';
+import { effectiveRoles } from '../fixtures/keycloak/roles.js';
 import { nameUuid } from '../ids.js';
 import { badRequest, conflict, notFound } from './errors.js';
 import { parseBody, roleRefs } from './input.js';
@@ -257,4 +259,16 @@ export function updateRole(
     role.name = name;
   }
   Object.assign(role, fields);
+}
+
+/**
+ * A user's effective roles as its representation gives them: through its groups (their parents too), the
+ * realm's default role and composites.
+ */
+export function userRolesOf(kc: KeycloakRealm, user: UserRepresentation): RoleSet {
+  return effectiveRoles(kc, {
+    realmRoles: user.realmRoles ?? [],
+    clientRoles: user.clientRoles ?? {},
+    groups: (user.groups ?? []).map(groupPath),
+  });
 }

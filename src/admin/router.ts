@@ -2,12 +2,12 @@
 // master's admin user; users, clients, roles, groups and their role mappings, realms. A change edits the
 // realm's Keycloak representation and is swapped in as a fixtures replacement is (edit.ts).
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { effectiveRoles } from '../fixtures/keycloak/roles.js';
 import { verifyToken } from '../tokens/verify.js';
 import { AdminError, cannotParse, forbidden, notFound, unauthorized } from './errors.js';
 import type { AdminContext, AdminRealms } from './http.js';
 import { ADMIN_ROLE, MASTER } from './master.js';
 import { realmRoutes } from './realm-routes.js';
+import { userRolesOf } from './resources.js';
 import { userRoutes } from './user-routes.js';
 import { clientRoutes } from './client-routes.js';
 import { scopeRoutes } from './scope-routes.js';
@@ -29,12 +29,7 @@ async function authorize(realms: AdminRealms, req: Request): Promise<void> {
   const user = kc?.representation.users?.find((u) => u.id === sub);
   if (kc === undefined || user === undefined || user.enabled === false) throw unauthorized();
   // The role as Keycloak resolves it: mapped directly, through a group (or a parent group), or a composite.
-  const roles = effectiveRoles(kc, {
-    realmRoles: user.realmRoles ?? [],
-    clientRoles: user.clientRoles ?? {},
-    groups: (user.groups ?? []).map((g) => (g.startsWith('/') ? g : `/${g}`)),
-  });
-  if (!roles.realm.includes(ADMIN_ROLE)) throw forbidden();
+  if (!userRolesOf(kc, user).realm.includes(ADMIN_ROLE)) throw forbidden();
 }
 
 export function adminRouter(realms: AdminRealms): express.Router {

@@ -2,7 +2,7 @@
 // groups, sessions and logout.
 import type { Request, Router } from 'express';
 import type { RoleSet } from '../fixtures/keycloak/model.js';
-import { effectiveRoles } from '../fixtures/keycloak/roles.js';
+import { groupPath } from '../fixtures/keycloak/convert.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
@@ -17,6 +17,7 @@ import {
   roleNamesOf,
   realmRoleList,
   removeNames,
+  userRolesOf,
   usersOf,
 } from './resources.js';
 import { groupOut, present, realmIdOf, roleOut, userOut } from './representations.js';
@@ -176,7 +177,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         const email = body.email?.toLowerCase();
         if (email !== undefined && email !== '' && users.some((u) => u.email?.toLowerCase() === email))
           throw conflict('User exists with same email');
-        const groups = (body.groups ?? []).map((g) => (g.startsWith('/') ? g : `/${g}`));
+        const groups = (body.groups ?? []).map(groupPath);
         const known = new Set(allGroups(rep).map((g) => g.path));
         const missing = groups.find((g) => !known.has(g));
         if (missing !== undefined) throw badRequest(`Group ${missing} not found`);
@@ -308,13 +309,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
     p: Awaited<ReturnType<AdminContext['provider']>>,
     user: UserRepresentation,
   ): RoleSet =>
-    p.realm.keycloak === undefined
-      ? { realm: [], client: new Map() }
-      : effectiveRoles(p.realm.keycloak, {
-          realmRoles: user.realmRoles ?? [],
-          clientRoles: user.clientRoles ?? {},
-          groups: (user.groups ?? []).map((g) => (g.startsWith('/') ? g : `/${g}`)),
-        });
+    p.realm.keycloak === undefined ? { realm: [], client: new Map() } : userRolesOf(p.realm.keycloak, user);
   router.get(
     `${U}/:id/role-mappings/realm/composite`,
     handle(async (req, res) => {
