@@ -288,12 +288,16 @@ describe('pushed authorization requests', () => {
   });
 
   it('a request_uri expires after 60 s on the mock clock', async () => {
-    const late = await pushed({ ...AUTHORIZE, login_hint: 'alice' });
-    const inTime = await pushed({ ...AUTHORIZE, login_hint: 'alice' });
+    // Frozen on a whole second: a running clock could cross a second boundary between the
+    // push and the check (expiry is in whole seconds) and make the 59-s request look expired.
+    const start = new Date('2030-01-01T00:00:00Z').getTime();
+    idp.clock.set({ now: new Date(start), frozen: true });
     try {
-      idp.clock.set({ now: new Date(idp.clock.nowMs() + 59_000) });
+      const late = await pushed({ ...AUTHORIZE, login_hint: 'alice' });
+      const inTime = await pushed({ ...AUTHORIZE, login_hint: 'alice' });
+      idp.clock.set({ now: new Date(start + 59_999), frozen: true });
       expect((await redirected(await authorize('web', inTime))).get('code')).toBeTruthy();
-      idp.clock.set({ now: new Date(idp.clock.nowMs() + 1_000) });
+      idp.clock.set({ now: new Date(start + 60_000), frozen: true });
       expect(await errorPage(await authorize('web', late))).toEqual({
         status: 400,
         message: 'Invalid request_uri: expired',
