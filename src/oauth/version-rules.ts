@@ -1,7 +1,8 @@
 // What interface version 4 requires of a request on top of the others: PKCE S256, state, nonce, no proof
 // token, and a national id as login_hint only where no one but the client and the realm reads it.
-import { nationalIdOfHint, type Realm } from '../fixtures/realm.js';
+import { nationalIdOfHint, type Client, type Realm } from '../fixtures/realm.js';
 import { issuesProof, type ApiVersion } from '../tokens/versions.js';
+import { configuredVersion } from './api-version.js';
 import { invalidRequest, invalidScope } from './errors.js';
 import type { Params } from './params.js';
 
@@ -16,6 +17,20 @@ export function checkProofScope(realm: Realm, version: ApiVersion, scopes: reado
     throw invalidScope(
       `Invalid scopes: ${realm.brand.proof} (api_version ${version} has no proof token; leave the scope out)`,
     );
+}
+
+/**
+ * A grant without a sign-in page (password, client credentials, JWT bearer, device, CIBA): the client's
+ * configured version and the scopes granted, the proof scope refused where that version has none.
+ */
+export function versionedGrant(
+  realm: Realm,
+  client: Client,
+  scopes: string[],
+): { apiVersion: ApiVersion; scopes: string[] } {
+  const apiVersion = configuredVersion(realm, client);
+  checkProofScope(realm, apiVersion, scopes);
+  return { apiVersion, scopes };
 }
 
 /** The checks version 4 adds at authorize, after every other one; earlier versions pass untouched. */

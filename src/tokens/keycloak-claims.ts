@@ -21,10 +21,8 @@ export interface KeycloakView {
   scopes: readonly string[];
 }
 
-type Claims = Record<string, unknown>;
-
 /** Claims the provider sets itself: a mapper naming one is not let overwrite it. */
-const OWN_CLAIMS = new Set([
+export const PROVIDER_CLAIMS: ReadonlySet<string> = new Set([
   'iss',
   'sub',
   'aud',
@@ -43,6 +41,8 @@ const OWN_CLAIMS = new Set([
   'at_hash',
   'c_hash',
 ]);
+
+type Claims = Record<string, unknown>;
 
 /** The client scopes a token gets: the client's default ones, then the optional ones requested. */
 function appliedScopes(
@@ -212,7 +212,7 @@ function valueOf(
 function setClaim(out: Claims, name: string | undefined, value: unknown, merge = false): void {
   if (name === undefined || name === '' || value === undefined) return;
   const path = claimPath(name);
-  if (path.length === 1 && OWN_CLAIMS.has(path[0] as string)) return;
+  if (path.length === 1 && PROVIDER_CLAIMS.has(path[0] as string)) return;
   let at = out;
   for (const part of path.slice(0, -1)) {
     const next = at[part];

@@ -1,6 +1,6 @@
 // Which user claim goes into which token: the interface document's "Appears in" column.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
-import { keycloakClaims } from './keycloak-claims.js';
+import { keycloakClaims, PROVIDER_CLAIMS } from './keycloak-claims.js';
 import { leavesOut, type ApiVersion } from './versions.js';
 
 type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
@@ -25,30 +25,8 @@ const PLACEMENT = new Map<string, ClaimTarget[]>([
   ['resource_claims', ACCESS_ONLY],
 ]);
 
-/** Claims that only the provider sets; a fixture cannot place them. */
-const RESERVED = new Set([
-  'iss',
-  'sub',
-  'aud',
-  'exp',
-  'iat',
-  'nbf',
-  'jti',
-  'typ',
-  'azp',
-  'auth_time',
-  'nonce',
-  'session_state',
-  'sid',
-  'scope',
-  'realm_access',
-  'resource_access',
-  'allowed-origins',
-  'at_hash',
-  'c_hash',
-  'acr',
-  'amr',
-]);
+/** Claims that only the provider sets (its own, and the roles and methods it derives); a fixture cannot place them. */
+const RESERVED = new Set([...PROVIDER_CLAIMS, 'realm_access', 'resource_access', 'allowed-origins', 'amr']);
 
 interface ReleaseContext {
   realm: Realm;

@@ -5,10 +5,9 @@
 import { userByHint, type Client } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
-import { configuredVersion } from '../api-version.js';
 import { approvedGrant, DEFAULT_INTERVAL_S, isDisabled, pollBackchannel } from '../backchannel.js';
 import { invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
-import { checkProofScope } from '../version-rules.js';
+import { versionedGrant } from '../version-rules.js';
 import type { Params } from '../params.js';
 import { grantScopes, parseScope } from '../scopes.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
@@ -93,9 +92,7 @@ export async function authenticateBackchannel(
     );
   if (isDisabled(p, user.username))
     throw new OAuthError('unknown_user_id', `The user login_hint names is disabled: they cannot sign in`);
-  const scopes = grantScopes(p.realm, client, asked);
-  const apiVersion = configuredVersion(p.realm, client);
-  checkProofScope(p.realm, apiVersion, scopes);
+  const { apiVersion, scopes } = versionedGrant(p.realm, client, grantScopes(p.realm, client, asked));
   const bindingMessage = bindingMessageOf(params);
   const expiresIn = expiryOf(params);
   const now = p.clock.nowSeconds();

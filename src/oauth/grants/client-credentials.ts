@@ -1,9 +1,8 @@
 // grant_type=client_credentials: the client's service account, no ID token.
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
-import { configuredVersion } from '../api-version.js';
 import { unauthorizedClient } from '../errors.js';
-import { checkProofScope } from '../version-rules.js';
+import { versionedGrant } from '../version-rules.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
@@ -22,9 +21,11 @@ export async function grantClientCredentials(
       `Public client "${client.id}" is not allowed to retrieve a service account: client_credentials needs client credentials`,
     );
   }
-  const apiVersion = configuredVersion(p.realm, client);
-  const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
-  checkProofScope(p.realm, apiVersion, scopes);
+  const { apiVersion, scopes } = versionedGrant(
+    p.realm,
+    client,
+    clientCredentialsScopes(p.realm, client, parseScope(params.get('scope'))),
+  );
   const now = p.clock.nowSeconds();
   const subject = client.serviceAccount;
   const { id: sessionId } = await p.openSession({

@@ -5,10 +5,9 @@ import type { Client } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
 import type { Grant } from '../../tokens/claims.js';
-import { configuredVersion } from '../api-version.js';
 import { approvedGrant, DEFAULT_INTERVAL_S, pollBackchannel } from '../backchannel.js';
 import { invalidRequest, unauthorizedClient } from '../errors.js';
-import { checkProofScope } from '../version-rules.js';
+import { versionedGrant } from '../version-rules.js';
 import type { Params } from '../params.js';
 import { grantScopes, parseScope } from '../scopes.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
@@ -47,9 +46,11 @@ export async function authorizeDevice(
   const bodyId = params.get('client_id');
   if (bodyId !== undefined && bodyId !== client.id)
     throw invalidRequest(`client_id "${bodyId}" is not the authenticated client "${client.id}"`);
-  const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
-  const apiVersion = configuredVersion(p.realm, client);
-  checkProofScope(p.realm, apiVersion, scopes);
+  const { apiVersion, scopes } = versionedGrant(
+    p.realm,
+    client,
+    grantScopes(p.realm, client, parseScope(params.get('scope'))),
+  );
   const now = p.clock.nowSeconds();
   const deviceCode = p.ids.opaque('device-code');
   let userCode = p.ids.userCode('user-code');

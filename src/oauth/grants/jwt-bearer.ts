@@ -7,10 +7,9 @@ import type { Subject } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import { ASSERTION_TOLERANCE_S } from '../../store/state-store.js';
 import type { Grant } from '../../tokens/claims.js';
-import { configuredVersion } from '../api-version.js';
 import { CLIENT_KEY_ALGS, ClientJwtRefusal, verifyClientJwt } from '../client-jwt.js';
 import { invalidGrant, unauthorizedClient } from '../errors.js';
-import { checkProofScope } from '../version-rules.js';
+import { versionedGrant } from '../version-rules.js';
 import { grantScopes, parseScope } from '../scopes.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 
@@ -59,9 +58,11 @@ export async function grantJwtBearer(
   const named = userNamed(p, sub);
   if (named === undefined)
     throw invalidGrant(`Invalid assertion: sub "${sub}" is neither a username nor a user's sub`);
-  const apiVersion = configuredVersion(p.realm, client);
-  const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
-  checkProofScope(p.realm, apiVersion, scopes);
+  const { apiVersion, scopes } = versionedGrant(
+    p.realm,
+    client,
+    grantScopes(p.realm, client, parseScope(params.get('scope'))),
+  );
   const now = p.clock.nowSeconds();
   const { id: sessionId } = await p.openSession({
     clientId: client.id,

@@ -4,9 +4,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { matchesHash } from '../../fixtures/keycloak/credentials.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
-import { configuredVersion } from '../api-version.js';
 import { OAuthError, unauthorizedClient } from '../errors.js';
-import { checkProofScope } from '../version-rules.js';
+import { versionedGrant } from '../version-rules.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { grantScopes, parseScope } from '../scopes.js';
 
@@ -43,9 +42,11 @@ export async function grantPassword(
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
   if (p.realm.keycloak?.users.get(user.username)?.enabled === false)
     throw new OAuthError('invalid_grant', 'Account disabled', 400);
-  const apiVersion = configuredVersion(p.realm, client);
-  const scopes = grantScopes(p.realm, client, parseScope(params.get('scope')));
-  checkProofScope(p.realm, apiVersion, scopes);
+  const { apiVersion, scopes } = versionedGrant(
+    p.realm,
+    client,
+    grantScopes(p.realm, client, parseScope(params.get('scope'))),
+  );
   const now = p.clock.nowSeconds();
   const { id: sessionId } = await p.openSession({
     clientId: client.id,
