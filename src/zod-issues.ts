@@ -6,7 +6,7 @@ import { closest, didYouMean } from './suggest.js';
 type Path = (string | number)[];
 
 /** One problem: where (the path of the value, or of the unknown key), what kind, and the sentence. */
-export interface IssueProblem {
+interface IssueProblem {
   path: Path;
   /** unknown: a key no schema allows; missing: a required key left out; value: a value of the wrong form. */
   kind: 'unknown' | 'missing' | 'value';
@@ -52,7 +52,7 @@ function objectsAt(schema: z.ZodType, path: readonly (string | number)[]): Def[]
 }
 
 /** The keys an object at `path` of `schema` accepts. */
-export function keysAt(schema: z.ZodType, path: readonly (string | number)[]): string[] {
+function keysAt(schema: z.ZodType, path: readonly (string | number)[]): string[] {
   return objectsAt(schema, path).flatMap((d) => Object.keys(d.shape ?? {}));
 }
 

@@ -54,7 +54,7 @@ export interface FaultWindow {
 
 export type Verdict = 'ok' | 'unavailable' | 'lost' | 'wrong';
 
-export interface Judged {
+interface Judged {
   verdict: Verdict;
   /** Why a request is wrong, unavailable or lost, in words. */
   why?: string;

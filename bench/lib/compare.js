@@ -17,7 +17,7 @@ export const SERVERS = /** @type {const} */ (['mockIdp', 'bare', 'oauth2MockServ
  * The auth-code round trip as a sliced load, like `cannon`: `concurrency` lanes back to back.
  * @param {{ auth: string, token: string }} ep @param {{ concurrency: number, pid: number | undefined }} o
  */
-export function codeLanes(ep, { concurrency, pid }) {
+function codeLanes(ep, { concurrency, pid }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   /** @type {number[]} */ const lat = [];
   /** @type {any[]} */ const slices = [];

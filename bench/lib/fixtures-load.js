@@ -13,7 +13,7 @@ import { cpuSeconds, kill } from './children.js';
 import { BIN, FIXTURES, ROOT, startMockIdp } from './mock-idp.js';
 
 /** A valid fixtures file with `n` users, each with a few claims and roles (about 130 bytes a user). */
-export function fixturesWithUsers(n) {
+function fixturesWithUsers(n) {
   const lines = [
     'realm: mock',
     'clients:',

@@ -7,7 +7,7 @@ import { FORM, request } from './http.js';
 import { kill } from './children.js';
 import { median, round } from './stats.js';
 
-export const REALM_EXPORT = 'test/fixtures-data/keycloak/northwind-export.json';
+const REALM_EXPORT = 'test/fixtures-data/keycloak/northwind-export.json';
 
 /** @param {{ runs: number }} opts */
 export async function measureKeycloakStart({ runs }) {

@@ -52,7 +52,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function tempDir(prefix: string): string {
+function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   dirs.add(dir);
   return dir;

@@ -16,7 +16,7 @@ export interface SoakSample {
   unexpected: number;
 }
 
-export interface SoakVerdict {
+interface SoakVerdict {
   pass: boolean;
   /** The highest RSS sampled in the first and in the last half of the run, MiB, and the growth between. */
   firstHalfPeakMiB: number | null;

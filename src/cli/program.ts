@@ -36,7 +36,7 @@ import { users, type UsersOptions } from './users.js';
 import { packageVersion } from './version.js';
 import { adminUserOf } from '../admin/master.js';
 
-export interface CliIo {
+interface CliIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
   /** bulk output (`users`), written with backpressure */
@@ -52,11 +52,11 @@ const defaultIo: CliIo = {
 };
 
 /** What a command's action leaves behind: an exit code, or `running` for a server that keeps the process up. */
-export interface CommandOutcome {
+interface CommandOutcome {
   running: boolean;
 }
 
-export function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { running: false }): Command {
+function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { running: false }): Command {
   const program = new Command('mock-idp')
     .description('A local mock OpenID Connect provider for integration tests')
     .usage('[serve] [options]  |  mock-idp <command> [options]')

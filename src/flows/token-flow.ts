@@ -40,7 +40,7 @@ export interface TokenFlowRequest {
  * How the flow runs: `send` makes the requests (default: fetch); `nowSeconds` is the server's time for DPoP
  * proofs' iat (default: the real clock), asked only when a proof is made.
  */
-export interface TokenFlowOptions {
+interface TokenFlowOptions {
   send?: FlowFetch;
   nowSeconds?: () => number | Promise<number>;
 }

@@ -26,7 +26,7 @@ export interface ServedRealm {
 }
 
 /** Realms made and dropped while running (through the admin API). */
-export interface RealmLifecycle {
+interface RealmLifecycle {
   /** Builds a realm from a Keycloak representation, ready to serve. */
   create(rep: KeycloakRealmRepresentation): Promise<ServedRealm>;
   /** Called once a realm is no longer served. */

@@ -145,7 +145,7 @@ export async function makeChain(input: ChainInput): Promise<{ x5c: string[]; x5t
 }
 
 /** What makes the https server's certificate: the names it serves, keys, serials and validity. */
-export interface TlsChainInput {
+interface TlsChainInput {
   /** DNS names and IP addresses (IPv4 or IPv6) the certificate names; the first is its CN. */
   hosts: readonly string[];
   caKey: KeyObject;

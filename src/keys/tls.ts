@@ -29,7 +29,7 @@ export interface TlsMaterial {
 }
 
 /** The names every made certificate holds. */
-export const DEFAULT_TLS_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1'];
+const DEFAULT_TLS_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1'];
 
 /** A TLS certificate or key that cannot be read, does not decode, or does not fit. */
 export class TlsError extends Error {

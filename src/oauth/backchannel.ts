@@ -8,7 +8,7 @@ import type { Grant } from '../tokens/claims.js';
 import { invalidGrant, OAuthError } from './errors.js';
 
 /** What slow_down adds to a request's interval (RFC 8628 §3.5). */
-export const SLOW_DOWN_STEP_S = 5;
+const SLOW_DOWN_STEP_S = 5;
 
 /** The default least interval between two polls, seconds (Keycloak's and RFC 8628's). */
 export const DEFAULT_INTERVAL_S = 5;
@@ -91,7 +91,7 @@ export async function pollBackchannel(
   return outcome.request;
 }
 
-export type Decision = 'approve' | 'deny';
+type Decision = 'approve' | 'deny';
 
 export type DecideResult =
   | { ok: true; request: BackchannelRequest }

@@ -41,7 +41,7 @@ export interface DPoPProof {
 }
 
 /** What the request a proof came with must match. */
-export interface DPoPCheck {
+interface DPoPCheck {
   /** The request's HTTP method (`htm`). */
   method: string;
   /** The URLs the request may have been sent to, without query or fragment (`htu`). */
@@ -56,7 +56,7 @@ export class DPoPRefusal extends Error {
 }
 
 /** base64url SHA-256 of an access token: a resource request's proof carries it in `ath`. */
-export function accessTokenHash(token: string): string {
+function accessTokenHash(token: string): string {
   return createHash('sha256').update(token, 'ascii').digest('base64url');
 }
 
@@ -64,7 +64,7 @@ export function accessTokenHash(token: string): string {
  * A URL as RFC 9449 compares `htu`: scheme and host lower-case, the default port dropped, dot segments
  * resolved, percent-encoding as the WHATWG URL parser writes it; no query, no fragment. Undefined: not a URL.
  */
-export function htuForm(value: string): string | undefined {
+function htuForm(value: string): string | undefined {
   if (!URL.canParse(value)) return undefined;
   const url = new URL(value);
   return `${url.protocol}//${url.host}${url.pathname}`;

@@ -14,7 +14,7 @@ import type { SharedRealms } from '../store/backend.js';
 const POLL_MS = 250;
 
 /** What the replica serves, as the list changes it. */
-export interface RealmTable {
+interface RealmTable {
   /** Whether a realm of that name is served here. */
   has(name: string): boolean;
   /** Serves a realm made at another replica. */
@@ -23,7 +23,7 @@ export interface RealmTable {
   drop(name: string): void;
 }
 
-export interface RealmSync {
+interface RealmSync {
   /** Applies what the other replicas made and deleted since the last time. */
   sync(): Promise<void>;
   /** Makes a realm here and records it for the others; false when the name is taken. */

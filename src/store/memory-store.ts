@@ -149,7 +149,7 @@ class Table {
 }
 
 /** The records in this process's memory. Every verb is synchronous inside, so each is atomic. */
-export class MemoryRecords implements RecordStore {
+class MemoryRecords implements RecordStore {
   readonly #clock: Clock;
   readonly #tables = new Map<string, Table>();
   #writes = 0;

@@ -261,7 +261,7 @@ const ASSERTION: RecordKind<UsedAssertion> = {
 };
 
 /** The parts a realm's state is kept in. */
-export interface RealmStateParts {
+interface RealmStateParts {
   records: RecordStore;
   faults: FaultStore;
   journal: JournalStore;

@@ -11,10 +11,10 @@ import type {
 import { effectiveRoles, groupsWithParents, inScope } from '../fixtures/keycloak/roles.js';
 import type { Client, Subject } from '../fixtures/realm.js';
 
-export type KeycloakTarget = 'access' | 'id' | 'userinfo' | 'introspection';
+type KeycloakTarget = 'access' | 'id' | 'userinfo' | 'introspection';
 
 /** What the claims are for: the subject, the client (none: the realm's defaults) and the requested scopes. */
-export interface KeycloakView {
+interface KeycloakView {
   kc: KeycloakRealm;
   client?: Client | undefined;
   subject: Subject;

@@ -44,7 +44,7 @@ export function signRs256(
 }
 
 /** Signs the claims (and extra header parameters) of one token. */
-export type Signer = (claims: JWTPayload, header?: Partial<JWTHeaderParameters>) => Promise<string>;
+type Signer = (claims: JWTPayload, header?: Partial<JWTHeaderParameters>) => Promise<string>;
 
 /**
  * The signer of access, ID and proof tokens, signed userinfo and logout tokens at `version`: ES256 with the

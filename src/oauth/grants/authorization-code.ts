@@ -6,7 +6,7 @@ import { invalidDPoPProof, invalidGrant, invalidRequest, unauthorizedClient } fr
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import type { CodeGrant } from '../../store/state-store.js';
 
-export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
+function checkPkce(code: CodeGrant, verifier: string | undefined): void {
   if (code.codeChallenge === undefined) {
     // A verifier without a challenge is a PKCE downgrade (RFC 9700 §2.1.1); Keycloak refuses it too.
     if (verifier !== undefined)
@@ -26,7 +26,7 @@ export function checkPkce(code: CodeGrant, verifier: string | undefined): void {
     throw invalidGrant('PKCE verification failed: code_verifier does not match code_challenge');
 }
 
-export async function grantAuthorizationCode(
+async function grantAuthorizationCode(
   p: RealmContext,
   { client, params, dpop }: GrantRequest,
 ): Promise<Grant> {

@@ -15,7 +15,7 @@ import { CIBA } from './grant-types.js';
 import type { AuthMethod } from '../../fixtures/schema.js';
 
 /** How long an authentication request waits for the user, seconds (Keycloak's default CIBA expiry). */
-export const CIBA_LIFESPAN_S = 120;
+const CIBA_LIFESPAN_S = 120;
 
 /** The longest requested_expiry taken, seconds. */
 const MAX_REQUESTED_EXPIRY_S = 3600;
@@ -38,7 +38,7 @@ function allowed(client: Client, method: AuthMethod): void {
     );
 }
 
-export interface BackchannelAuthentication {
+interface BackchannelAuthentication {
   auth_req_id: string;
   expires_in: number;
   interval: number;
@@ -116,10 +116,7 @@ export async function authenticateBackchannel(
   return { auth_req_id: id, expires_in: expiresIn, interval: DEFAULT_INTERVAL_S };
 }
 
-export async function grantCiba(
-  p: RealmContext,
-  { client, method, params, issuer }: GrantRequest,
-): Promise<Grant> {
+async function grantCiba(p: RealmContext, { client, method, params, issuer }: GrantRequest): Promise<Grant> {
   allowed(client, method);
   const request = await pollBackchannel(p, 'ciba', params.require('auth_req_id'), client);
   return approvedGrant(p, request, client, issuer);

@@ -6,7 +6,7 @@ import { versionedGrant } from '../version-rules.js';
 import type { GrantDefinition, GrantRequest } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
-export async function grantClientCredentials(
+async function grantClientCredentials(
   p: RealmContext,
   { client, params, method, issuer }: GrantRequest,
 ): Promise<Grant> {

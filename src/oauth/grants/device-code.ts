@@ -14,7 +14,7 @@ import type { GrantDefinition, GrantRequest } from './grant.js';
 import { DEVICE_CODE } from './grant-types.js';
 
 /** How long a device code waits for the user, seconds (Keycloak's default device code lifespan). */
-export const DEVICE_CODE_LIFESPAN_S = 600;
+const DEVICE_CODE_LIFESPAN_S = 600;
 
 /** Tries at a user code no pending request holds (a clash of 20^8 codes is rare, but a seed repeats). */
 const USER_CODE_ATTEMPTS = 10;
@@ -26,7 +26,7 @@ function allowed(client: Client): void {
     );
 }
 
-export interface DeviceAuthorization {
+interface DeviceAuthorization {
   device_code: string;
   user_code: string;
   verification_uri: string;
@@ -79,10 +79,7 @@ export async function authorizeDevice(
   };
 }
 
-export async function grantDeviceCode(
-  p: RealmContext,
-  { client, params, issuer }: GrantRequest,
-): Promise<Grant> {
+async function grantDeviceCode(p: RealmContext, { client, params, issuer }: GrantRequest): Promise<Grant> {
   allowed(client);
   const request = await pollBackchannel(p, 'device', params.require('device_code'), client);
   return approvedGrant(p, request, client, issuer);

@@ -23,7 +23,7 @@ function userNamed(p: RealmContext, sub: string): { username: string; user: Subj
   return undefined;
 }
 
-export async function grantJwtBearer(
+async function grantJwtBearer(
   p: RealmContext,
   { client, params, issuer, audiences }: GrantRequest,
 ): Promise<Grant> {

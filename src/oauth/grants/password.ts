@@ -22,10 +22,7 @@ function matchesStoredHash(p: RealmContext, username: string, password: string):
   return hash !== undefined && matchesHash(password, hash);
 }
 
-export async function grantPassword(
-  p: RealmContext,
-  { client, params, issuer }: GrantRequest,
-): Promise<Grant> {
+async function grantPassword(p: RealmContext, { client, params, issuer }: GrantRequest): Promise<Grant> {
   if (!client.grants.includes('password'))
     throw unauthorizedClient(
       `Client "${client.id}" is not allowed direct access grants (grant_type password)`,

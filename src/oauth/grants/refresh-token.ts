@@ -48,10 +48,7 @@ function checkBinding(claims: Record<string, unknown>, dpop: DPoPProof | undefin
     );
 }
 
-export async function grantRefreshToken(
-  p: RealmContext,
-  { client, params, dpop }: GrantRequest,
-): Promise<Grant> {
+async function grantRefreshToken(p: RealmContext, { client, params, dpop }: GrantRequest): Promise<Grant> {
   if (!client.grants.some((g) => REFRESHABLE.includes(g))) {
     throw unauthorizedClient(`Client "${client.id}" is not allowed the refresh_token grant`);
   }

@@ -28,10 +28,10 @@ export const GRANTS = [
 for (const type of GRANT_TYPES)
   if (!GRANTS.some((g) => g.type === type)) throw new Error(`grant type ${type} has no module`);
 
-export { GRANT_TYPES, type GrantType };
+export { GRANT_TYPES };
 
 /** A grant the token endpoint serves. */
-export type TokenGrant = GrantDefinition & Required<Pick<GrantDefinition, 'handle'>>;
+type TokenGrant = GrantDefinition & Required<Pick<GrantDefinition, 'handle'>>;
 
 /** The grants the token endpoint serves, by `grant_type`. */
 export const TOKEN_GRANTS: ReadonlyMap<string, TokenGrant> = new Map(

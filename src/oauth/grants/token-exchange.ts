@@ -71,7 +71,7 @@ function exchangedScopes(
   return grantScopes(p.realm, client, asked);
 }
 
-export async function grantTokenExchange(
+async function grantTokenExchange(
   p: RealmContext,
   { client, method, params, dpop }: GrantRequest,
 ): Promise<Grant> {
