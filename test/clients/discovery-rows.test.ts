@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { get } from '../helpers/http.js';
 import { halfHash } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const RP = 'http://rp.test/cb';
@@ -132,18 +133,10 @@ const uses = (...rows: string[]): void => rows.forEach((row) => used.add(row));
 describe('every discovery row through a real client', () => {
   it('code flow (S256, query): openid-client validates the ID token, then refresh, userinfo, introspection', async () => {
     const config = await rpBasic();
-    const verifier = client.randomPKCECodeVerifier();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
+    const tokens = await codeFlow(config, {
       redirect_uri: RP,
       scope: 'openid profile email orders.read',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      nonce,
-    });
-    const tokens = await client.authorizationCodeGrant(config, await browse(url), {
-      pkceCodeVerifier: verifier,
-      expectedNonce: nonce,
+      login_hint: 'alice',
     });
     const claims = tokens.claims();
     expect(claims).toMatchObject({ iss: idp.issuer, aud: 'rp', name: 'Alice Aas', email: 'alice@rows.test' });

@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { clientCredentials, SECRETS } from '../helpers/flows.js';
 import { decode } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { FJORD_FIXTURES, useIdp, useLocalServer } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
@@ -24,30 +25,12 @@ function fjordSignedUserinfo(): FixturesInput {
 
 const idp = useIdp(() => ({ fixtures: fjordSignedUserinfo() }));
 
-/** openid-client's code flow for teller-web at `apiVersion`, up to its verified token response. */
-async function codeFlow(config: client.Configuration, apiVersion: string) {
-  const verifier = client.randomPKCECodeVerifier();
-  const nonce = client.randomNonce();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: 'http://app.fjord.test/cb',
-    scope: 'openid profile ledger.read',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    nonce,
-    state,
-    login_hint: 'ingrid',
-    api_version: apiVersion,
-  });
-  const response = await fetch(url, { redirect: 'manual' });
-  expect(response.status, await response.text()).toBe(302);
-  return client.authorizationCodeGrant(config, new URL(response.headers.get('location') as string), {
-    pkceCodeVerifier: verifier,
-    expectedNonce: nonce,
-    expectedState: state,
-    idTokenExpected: true,
-  });
-}
+/** teller-web's sign-in of ingrid, as openid-client's code flow asks for it. */
+const SIGN_IN = {
+  redirect_uri: 'http://app.fjord.test/cb',
+  scope: 'openid profile ledger.read',
+  login_hint: 'ingrid',
+};
 
 describe('openid-client 6 at api_version=3', () => {
   it('code flow: an ES256 ID token verified from the JWKS; refresh and signed userinfo stay ES256', async () => {
@@ -58,7 +41,7 @@ describe('openid-client 6 at api_version=3', () => {
       client.ClientSecretBasic(SECRETS['teller-web']),
       insecure,
     );
-    const tokens = await codeFlow(config, '3');
+    const tokens = await codeFlow(config, { ...SIGN_IN, api_version: '3' });
     // openid-client verified the ID token's ES256 signature with the EC key of certs, and iss, aud, nonce, times.
     const ecKid = (await (await fetch(idp.endpoints.certs)).json()) as {
       keys: { kid: string; kty: string }[];
@@ -88,7 +71,7 @@ describe('openid-client 6 at api_version=3', () => {
       client.ClientSecretBasic(SECRETS['teller-web']),
       insecure,
     );
-    const tokens = await codeFlow(config, '1');
+    const tokens = await codeFlow(config, { ...SIGN_IN, api_version: '1' });
     expect(decode(tokens.id_token as string).header.alg).toBe('RS256');
     expect(tokens.claims()).not.toHaveProperty('api_ver');
     const info = await client.fetchUserInfo(config, tokens.access_token, INGRID_SUB);
@@ -103,7 +86,7 @@ describe('openid-client 6 at api_version=3', () => {
       client.ClientSecretBasic(SECRETS['teller-web']),
       insecure,
     );
-    const error = await codeFlow(config, '1').then(
+    const error = await codeFlow(config, { ...SIGN_IN, api_version: '1' }).then(
       () => undefined,
       (err: unknown) => err as Error & { cause?: unknown; code?: string },
     );

@@ -3,6 +3,7 @@
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import type { FixturesInput } from '../../src/fixtures/schema.js';
+import { codeFlow, type CodeFlowTokens } from '../helpers/openid-client.js';
 import { useIdp } from '../helpers/server.js';
 
 const KARI_SUB = '0c9d8e7f-6a5b-4c3d-8e1f-2a3b4c5d6e7f';
@@ -28,35 +29,15 @@ const idp = useIdp({ fixtures: FIXTURES });
 async function signIn(
   id: string,
   metadata: Partial<client.ClientMetadata>,
-): Promise<{
-  config: client.Configuration;
-  tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers;
-}> {
+): Promise<{ config: client.Configuration; tokens: CodeFlowTokens }> {
   const config = await client.discovery(new URL(idp.issuer), id, metadata, undefined, {
     execute: [client.allowInsecureRequests],
   });
-  const verifier = client.randomPKCECodeVerifier();
-  const nonce = client.randomNonce();
-  const redirect_uri = `https://${id}.example/cb`;
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri,
+  const tokens = await codeFlow(config, {
+    redirect_uri: `https://${id}.example/cb`,
     scope: 'openid profile',
-    nonce,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
     login_hint: 'kari',
   });
-  const response = await fetch(url, { redirect: 'manual' });
-  expect(response.status, await response.text()).toBe(302);
-  const tokens = await client.authorizationCodeGrant(
-    config,
-    new URL(response.headers.get('location') as string),
-    {
-      pkceCodeVerifier: verifier,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    },
-  );
   return { config, tokens };
 }
 

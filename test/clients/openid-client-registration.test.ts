@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { vaultSignerKey } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { useIdp, VAULT_SIGNER_KEY } from '../helpers/server.js';
 
 const CB = 'http://rp.example.test/cb';
@@ -34,23 +35,10 @@ describe('openid-client dynamicClientRegistration', () => {
       `${idp.issuer}/clients-registrations/openid-connect/${meta.client_id}`,
     );
 
-    const verifier = client.randomPKCECodeVerifier();
-    const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, {
+    const tokens = await codeFlow(config, {
       redirect_uri: CB,
       scope: 'openid profile ledger.read',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      nonce,
-      state,
       login_hint: 'ingrid',
-    });
-    const tokens = await client.authorizationCodeGrant(config, await callbackOf(url), {
-      pkceCodeVerifier: verifier,
-      expectedNonce: nonce,
-      expectedState: state,
-      idTokenExpected: true,
     });
     expect(tokens.claims()).toMatchObject({ iss: idp.issuer, aud: meta.client_id, sub: INGRID_SUB });
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token as string);

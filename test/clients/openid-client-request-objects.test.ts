@@ -5,6 +5,7 @@ import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
 import { vaultSignerKey, verifyToken } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { useIdp, useLocalServer } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
@@ -34,30 +35,19 @@ describe('openid-client request objects', () => {
       insecure,
     );
     expect(config.serverMetadata().request_parameter_supported).toBe(true);
-    const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = await client.buildAuthorizationUrlWithJAR(
+    const tokens = await codeFlow(
       config,
+      { redirect_uri: 'http://vault.fjord.test/cb', scope: 'openid profile', nonce, login_hint: 'ingrid' },
       {
-        redirect_uri: 'http://vault.fjord.test/cb',
-        scope: 'openid profile',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-        nonce,
-        state,
-        login_hint: 'ingrid',
+        build: async (c, params) => {
+          const url = await client.buildAuthorizationUrlWithJAR(c, params, { key, kid: 'vault-signer-2024' });
+          // Everything but client_id travels inside the signed object.
+          expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request']);
+          return url;
+        },
       },
-      { key, kid: 'vault-signer-2024' },
     );
-    // Everything but client_id travels inside the signed object.
-    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request']);
-    const tokens = await client.authorizationCodeGrant(config, await callbackOf(url), {
-      pkceCodeVerifier: verifier,
-      expectedNonce: nonce,
-      expectedState: state,
-      idTokenExpected: true,
-    });
     expect(tokens.claims()).toMatchObject({ iss: idp.issuer, aud: 'vault-signer', sub: INGRID_SUB, nonce });
     expect(tokens.scope).toBe('openid profile');
   });

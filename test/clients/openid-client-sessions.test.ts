@@ -3,6 +3,7 @@
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
+import { codeFlow, type CodeFlowTokens } from '../helpers/openid-client.js';
 import { useIdp } from '../helpers/server.js';
 
 const REDIRECT = 'http://app.fjord.test/cb';
@@ -42,44 +43,25 @@ beforeAll(async () => {
 });
 
 /** One code flow as openid-client drives it; `browser` follows the authorize URL with its cookies. */
-async function codeFlow(
-  browser: CookieJar,
-  extra: Record<string, string> = {},
-): Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers> {
-  const verifier = client.randomPKCECodeVerifier();
-  const nonce = client.randomNonce();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope: 'openid profile',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    nonce,
-    state,
-    ...extra,
-  });
-  const response = await browser.fetch(url);
-  expect(response.status, await response.text()).toBe(302);
-  return client.authorizationCodeGrant(config, new URL(response.headers.get('location') as string), {
-    pkceCodeVerifier: verifier,
-    expectedNonce: nonce,
-    expectedState: state,
-    idTokenExpected: true,
-  });
-}
+const signIn = (browser: CookieJar, extra: Record<string, string>): Promise<CodeFlowTokens> =>
+  codeFlow(
+    config,
+    { redirect_uri: REDIRECT, scope: 'openid profile', ...extra },
+    { get: (url) => browser.fetch(url) },
+  );
 
 describe('openid-client, browser-less, with the browser session cookies carried by hand', () => {
   const browser = new CookieJar();
-  let first: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers;
+  let first: CodeFlowTokens;
 
   it('signs in with login_hint; the browser now holds the session cookies', async () => {
-    first = await codeFlow(browser, { login_hint: 'ingrid' });
+    first = await signIn(browser, { login_hint: 'ingrid' });
     expect(first.claims()?.preferred_username).toBe('ingrid');
     expect(browser.names).toEqual(['KEYCLOAK_IDENTITY', 'KEYCLOAK_SESSION']);
   });
 
   it('signs in again silently (prompt=none): same sid and auth_time', async () => {
-    const again = await codeFlow(browser, { prompt: 'none' });
+    const again = await signIn(browser, { prompt: 'none' });
     expect(again.claims()?.sid).toBe(first.claims()?.sid);
     expect(again.claims()?.auth_time).toBe(first.claims()?.auth_time);
   });

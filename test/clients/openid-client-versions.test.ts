@@ -3,6 +3,7 @@ import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
 import { decode } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
@@ -22,26 +23,12 @@ describe.each([
       undefined,
       insecure,
     );
-    const verifier = client.randomPKCECodeVerifier();
-    const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, {
+    const tokens = await codeFlow(config, {
       redirect_uri: 'http://app.fjord.test/cb',
       scope: 'openid profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      nonce,
-      state,
       login_hint: 'ingrid',
       api_version: apiVersion,
     });
-    const response = await fetch(url, { redirect: 'manual' });
-    expect(response.status, await response.text()).toBe(302);
-    const tokens = await client.authorizationCodeGrant(
-      config,
-      new URL(response.headers.get('location') as string),
-      { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state, idTokenExpected: true },
-    );
     // openid-client verified the ID token's signature, iss, aud, nonce and times.
     const claims = tokens.claims();
     expect(claims).toMatchObject({ sub: INGRID_SUB, acr: 'urn:idp:bid;LOA=4', amr });

@@ -3,6 +3,7 @@ import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from '../helpers/flows.js';
 import { vaultSignerKey } from '../helpers/jwt.js';
+import { codeFlow, type CodeFlowTokens } from '../helpers/openid-client.js';
 import { useIdp } from '../helpers/server.js';
 
 const INGRID_SUB = '7f3e2a10-5b6c-4d7e-8f90-a1b2c3d4e5f6';
@@ -16,13 +17,6 @@ const discover = (
   metadata?: string | Partial<client.ClientMetadata>,
   auth?: client.ClientAuth,
 ): Promise<client.Configuration> => client.discovery(new URL(idp.issuer), clientId, metadata, auth, insecure);
-
-/** Runs the browser part of the code flow with login_hint and returns the redirect URL the app receives. */
-async function authorizeAsBrowser(url: URL): Promise<URL> {
-  const response = await fetch(url, { redirect: 'manual' });
-  expect(response.status, await response.text()).toBe(302);
-  return new URL(response.headers.get('location') as string);
-}
 
 describe('openid-client', () => {
   it('discovers the provider metadata', async () => {
@@ -60,28 +54,14 @@ describe('openid-client', () => {
 
   describe('authorization code with PKCE and nonce, then refresh, introspection and userinfo', () => {
     let config: client.Configuration;
-    let tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers;
+    let tokens: CodeFlowTokens;
 
     beforeAll(async () => {
       config = await discover('teller-web', SECRETS['teller-web']);
-      const verifier = client.randomPKCECodeVerifier();
-      const nonce = client.randomNonce();
-      const state = client.randomState();
-      const url = client.buildAuthorizationUrl(config, {
+      tokens = await codeFlow(config, {
         redirect_uri: 'http://app.fjord.test/cb',
         scope: 'openid profile nnin_altsub ledger.read',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-        nonce,
-        state,
         login_hint: 'ingrid',
-      });
-      const callback = await authorizeAsBrowser(url);
-      tokens = await client.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedNonce: nonce,
-        expectedState: state,
-        idTokenExpected: true,
       });
     });
 
@@ -141,20 +121,10 @@ describe('openid-client', () => {
     });
 
     it('authorization code with PKCE', async () => {
-      const verifier = client.randomPKCECodeVerifier();
-      const nonce = client.randomNonce();
-      const url = client.buildAuthorizationUrl(config, {
+      const tokens = await codeFlow(config, {
         redirect_uri: 'http://127.0.0.1:9/vault/cb',
         scope: 'openid profile',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-        nonce,
         login_hint: 'ola',
-      });
-      const tokens = await client.authorizationCodeGrant(config, await authorizeAsBrowser(url), {
-        pkceCodeVerifier: verifier,
-        expectedNonce: nonce,
-        idTokenExpected: true,
       });
       expect(tokens.claims()).toMatchObject({
         aud: 'vault-signer',

@@ -20,6 +20,7 @@ import { BUNDLED_FIXTURES, readFixturesSummary } from '../../src/testcontainers/
 import { authorizeWith, exchangeCode, redirectParams, type TokenResponse } from '../helpers/flows.js';
 import { basic, call, get, postForm, type Answer } from '../helpers/http.js';
 import { s256, vaultSignerKey, type Claims } from '../helpers/jwt.js';
+import { codeFlow, type CodeFlowTokens } from '../helpers/openid-client.js';
 import { FJORD_FIXTURES, useIdp } from '../helpers/server.js';
 
 const CB = 'http://app.fjord.test/cb';
@@ -492,26 +493,8 @@ describe('openid-client 6 at api_version 4', () => {
       execute: [client.allowInsecureRequests],
     });
 
-  /** Follows the authorize URL (a redirect, no login page: login_hint names the user) to the callback. */
-  async function callback(url: URL): Promise<URL> {
-    const response = await fetch(url, { redirect: 'manual' });
-    expect(response.status, await response.text()).toBe(302);
-    return new URL(response.headers.get('location') as string);
-  }
-
-  /** The code grant as the client checks it, then the access token verified and checked for version 4. */
-  async function complete(
-    config: client.Configuration,
-    back: URL,
-    verifier: string,
-    nonce: string,
-    state: string,
-  ) {
-    const tokens = await client.authorizationCodeGrant(config, back, {
-      pkceCodeVerifier: verifier,
-      expectedNonce: nonce,
-      expectedState: state,
-    });
+  /** The tokens of openid-client's code flow, its ID token and the verified access token, checked for version 4. */
+  async function expectVersion4(tokens: CodeFlowTokens, nonce: string) {
     const id = tokens.claims() as Claims;
     expect(id).toMatchObject({ iss: idp.issuer, aud: 'teller-web', sub: INGRID, nonce, api_ver: 4 });
     expect(GONE.id.filter((n) => n in id)).toEqual([]);
@@ -523,60 +506,44 @@ describe('openid-client 6 at api_version 4', () => {
 
   it('buildAuthorizationUrl with PKCE S256, state and nonce, then authorizationCodeGrant', async () => {
     const config = await configure();
-    const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, {
+    const tokens = await codeFlow(config, {
       redirect_uri: CB,
       scope: 'openid profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
       nonce,
       login_hint: 'ingrid',
       api_version: '4',
     });
-    await complete(config, await callback(url), verifier, nonce, state);
+    await expectVersion4(tokens, nonce);
   });
 
   it('buildAuthorizationUrlWithPAR with a national id login_hint', async () => {
     const config = await configure();
-    const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = await client.buildAuthorizationUrlWithPAR(config, {
-      redirect_uri: CB,
-      scope: 'openid profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-      login_hint: `BID:${NNIN}`,
-      api_version: '4',
-    });
-    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
-    await complete(config, await callback(url), verifier, nonce, state);
+    const tokens = await codeFlow(
+      config,
+      { redirect_uri: CB, scope: 'openid profile', nonce, login_hint: `BID:${NNIN}`, api_version: '4' },
+      {
+        build: async (c, params) => {
+          const url = await client.buildAuthorizationUrlWithPAR(c, params);
+          expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+          return url;
+        },
+      },
+    );
+    await expectVersion4(tokens, nonce);
   });
 
   it('the same hint in a plain buildAuthorizationUrl is refused', async () => {
     const config = await configure();
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: CB,
-      scope: 'openid',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 'st-plain',
-      nonce: 'n-plain',
-      login_hint: `BID:${NNIN}`,
-      api_version: '4',
-    });
-    const back = await callback(url);
     await expect(
-      client.authorizationCodeGrant(config, back, {
-        pkceCodeVerifier: verifier,
-        expectedNonce: 'n-plain',
-        expectedState: 'st-plain',
+      codeFlow(config, {
+        redirect_uri: CB,
+        scope: 'openid',
+        state: 'st-plain',
+        nonce: 'n-plain',
+        login_hint: `BID:${NNIN}`,
+        api_version: '4',
       }),
     ).rejects.toMatchObject({ error: 'invalid_request', error_description: HINT_REFUSED });
   });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { grantsFixtures } from '../helpers/grants.js';
 import { call, postForm, type Answer } from '../helpers/http.js';
 import { ASSERTION_TYPE, verifyToken } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { useIdp } from '../helpers/server.js';
 
 const CB = 'http://hmac.fjord.test/cb';
@@ -60,23 +61,11 @@ describe('client_secret_jwt', () => {
       oidc.ClientSecretJwt('hmac-app-secret-0123456789abcdef'),
       { execute: [oidc.allowInsecureRequests] },
     );
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
+    const tokens = await codeFlow(config, {
       redirect_uri: CB,
       scope: 'openid profile',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
       login_hint: 'ingrid',
     });
-    const response = await fetch(url, { redirect: 'manual' });
-    expect(response.status).toBe(302);
-    const tokens = await oidc.authorizationCodeGrant(
-      config,
-      new URL(response.headers.get('location') as string),
-      {
-        pkceCodeVerifier: verifier,
-      },
-    );
     expect(tokens.claims()).toMatchObject({ aud: 'hmac-app', name: 'Ingrid Fjeld' });
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
     expect(refreshed.claims()?.sub).toBe(tokens.claims()?.sub);

@@ -18,6 +18,7 @@ import type { FixturesInput } from '../../src/fixtures/schema.js';
 import { expectOAuthError } from '../helpers/assert.js';
 import { basic, get, postForm, type Answer } from '../helpers/http.js';
 import { ASSERTION_TYPE, clientAssertion } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { SKIP_REDIS, useRedis } from '../helpers/redis.js';
 import { startIdp, useIdp, useStarted, type TestIdp } from '../helpers/server.js';
 
@@ -110,28 +111,20 @@ describe('pushed authorization requests', () => {
       pushed_authorization_request_endpoint: parUrl(),
       require_pushed_authorization_requests: false,
     });
-    const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
-    const url = await client.buildAuthorizationUrlWithPAR(config, {
-      redirect_uri: CB,
-      scope: 'openid profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      nonce,
-      state: 'st-par',
-      login_hint: 'alice',
-    });
-    // The browser carries only the client and the reference: everything else was pushed.
-    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
-    expect(url.searchParams.get('request_uri')).toMatch(URN);
-    const response = await fetch(url, { redirect: 'manual' });
-    expect(response.status).toBe(302);
-    const callback = new URL(response.headers.get('location') as string);
-    const tokens = await client.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: verifier,
-      expectedNonce: nonce,
-      expectedState: 'st-par',
-    });
+    const tokens = await codeFlow(
+      config,
+      { redirect_uri: CB, scope: 'openid profile', nonce, state: 'st-par', login_hint: 'alice' },
+      {
+        build: async (c, params) => {
+          const url = await client.buildAuthorizationUrlWithPAR(c, params);
+          // The browser carries only the client and the reference: everything else was pushed.
+          expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+          expect(url.searchParams.get('request_uri')).toMatch(URN);
+          return url;
+        },
+      },
+    );
     expect(tokens.claims()).toMatchObject({ iss: idp.issuer, aud: 'web', nonce, name: 'Alice Aas' });
     const jwks = createRemoteJWKSet(new URL(idp.endpoints.certs));
     const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: idp.issuer });

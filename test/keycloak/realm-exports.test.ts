@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
+import { codeFlow } from '../helpers/openid-client.js';
 import { FJORD_FIXTURES, useIdp } from '../helpers/server.js';
 
 const NORTHWIND = fileURLToPath(new URL('../fixtures-data/keycloak/northwind-export.json', import.meta.url));
@@ -136,23 +137,11 @@ describe('Keycloak realm files beside a YAML realm', () => {
 
     it('signs anna in through the code flow (a redirect URI from the export)', async () => {
       const config = await discover('northwind', 'storefront', 'storefront-secret');
-      const verifier = client.randomPKCECodeVerifier();
-      const url = client.buildAuthorizationUrl(config, {
+      const tokens = await codeFlow(config, {
         redirect_uri: 'http://localhost:8081/login/oauth2/code/keycloak',
         scope: 'openid microprofile-jwt',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
         login_hint: 'anna',
       });
-      const response = await fetch(url, { redirect: 'manual' });
-      expect(response.status).toBe(302);
-      const tokens = await client.authorizationCodeGrant(
-        config,
-        new URL(response.headers.get('location') as string),
-        {
-          pkceCodeVerifier: verifier,
-        },
-      );
       const access = await verify('northwind', tokens.access_token);
       // microprofile-jwt, asked for: upn, and the realm roles as `groups` (the client's own mapper names groups too).
       expect(access['upn']).toBe('anna');

@@ -5,6 +5,7 @@ import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { basic, postForm } from '../helpers/http.js';
 import { verifyToken, type Claims } from '../helpers/jwt.js';
+import { codeFlow } from '../helpers/openid-client.js';
 import { useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
@@ -277,23 +278,13 @@ describe('a Keycloak realm JSON', () => {
 
   it('signs in through the code flow with openid-client (PKCE S256, which the client requires) and a mixed-case login_hint', async () => {
     const config = await discover('web-app');
-    const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
+    const tokens = await codeFlow(config, {
       redirect_uri: 'http://localhost:3000/callback',
       scope: 'openid phone',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
       nonce,
       login_hint: 'Alice',
     });
-    const response = await fetch(url, { redirect: 'manual' });
-    expect(response.status).toBe(302);
-    const tokens = await client.authorizationCodeGrant(
-      config,
-      new URL(response.headers.get('location') as string),
-      { pkceCodeVerifier: verifier, expectedNonce: nonce },
-    );
     expect(tokens.claims()).toMatchObject({ preferred_username: 'alice', nonce, typ: 'ID', azp: 'web-app' });
     expect(tokens.scope).toBe('openid profile email phone');
     const { claims } = await verifyToken(idp, tokens.access_token);
