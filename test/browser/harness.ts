@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { skipWithout } from '../helpers/real-parts.js';
 import { startLocalServer, useStarted, type LocalTls, type TestIdp } from '../helpers/server.js';
 
-export const CHROMIUM = process.env['MOCK_IDP_CHROMIUM'] ?? '/usr/bin/chromium';
+const CHROMIUM = process.env['MOCK_IDP_CHROMIUM'] ?? '/usr/bin/chromium';
 
 /** For describe.skipIf: true when Chromium is missing outside CI. */
 export const skipBrowser = skipWithout(
@@ -21,7 +21,7 @@ export const skipBrowser = skipWithout(
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 
 /** Headless Chromium. */
-export async function launchChromium(): Promise<Browser> {
+async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
@@ -111,7 +111,7 @@ export interface Hook {
   body: URLSearchParams;
 }
 
-export interface AppServer {
+interface AppServer {
   /** `http://127.0.0.1:PORT` (https with a certificate) */
   origin: string;
   /** Every `/hook/...` request so far, oldest first. */
@@ -219,10 +219,10 @@ export function appUrl(app: AppServer, idp: TestIdp, o: AppPageOptions): string 
 }
 
 /** What the page's init settled with. */
-export type InitResult = { authenticated: boolean } | { error: string };
+type InitResult = { authenticated: boolean } | { error: string };
 
 /** The parts of the adapter's state a test asserts on. */
-export interface KeycloakState {
+interface KeycloakState {
   authenticated: boolean | undefined;
   token: string | undefined;
   refreshToken: string | undefined;
@@ -378,7 +378,7 @@ export async function signInAs(page: Page, idp: TestIdp, username: string): Prom
   await userButton(page, username).click();
 }
 
-export interface IdpSession {
+interface IdpSession {
   id: string;
   clientId: string;
   clients: string[];

@@ -9,7 +9,7 @@ export { DEFAULT_FIXTURES };
 export const WEB_APP = basic('web-app', 'web-secret');
 export const BATCH_JOB = basic('batch-job', 'batch-secret');
 export const PAYMENTS_API = basic('payments-api', 'rs-secret');
-export const REDIRECT_URI = 'http://localhost:3000/callback';
+const REDIRECT_URI = 'http://localhost:3000/callback';
 
 /** Authorize as `user` (login_hint) at the realm base `base`; answers the redirect's Location and its code. */
 export async function authorize(

@@ -26,9 +26,9 @@ export async function readAnswer<T = Record<string, unknown>>(response: Response
   return { status: response.status, headers: response.headers, text, json: json as T };
 }
 
-export type FormBody = Record<string, string> | [string, string][] | string;
+type FormBody = Record<string, string> | [string, string][] | string;
 
-export interface PostOptions {
+interface PostOptions {
   /** A whole Authorization header value (see {@link basic}). */
   authorization?: string;
   headers?: Record<string, string>;

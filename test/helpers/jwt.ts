@@ -18,7 +18,7 @@ import { VAULT_SIGNER_KEY, type TestIdp } from './server.js';
 
 export type Claims = JWTPayload & Record<string, unknown>;
 
-export interface Decoded {
+interface Decoded {
   header: ProtectedHeaderParameters;
   claims: Claims;
 }
@@ -58,7 +58,7 @@ export async function vaultSignerKey(): Promise<CryptoKey> {
 export const VAULT_CB = 'http://vault.fjord.test/cb';
 export const TELLER_CB = 'http://app.fjord.test/cb';
 
-export interface RequestObjectOptions {
+interface RequestObjectOptions {
   /** A fjord client (default vault-signer); its redirect URI is vault-signer's or else teller-web's. */
   client?: string;
   /** `none` (unsigned) or a signing alg (default RS256), with `key` (default vault-signer's) and its kid. */
@@ -97,7 +97,7 @@ export async function fjordRequestObject(
     .sign(o.key ?? (await vaultSignerKey()));
 }
 
-export interface AssertionOptions {
+interface AssertionOptions {
   clientId?: string;
   audience?: string;
   key?: CryptoKey;

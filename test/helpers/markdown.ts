@@ -17,7 +17,7 @@ export interface Block {
   excerpt?: string;
 }
 
-export interface Page {
+interface Page {
   /** Relative to the repository: README.md or docs/NAME.md. */
   path: string;
   text: string;
@@ -84,7 +84,7 @@ export function shownOutput(block: Block): string[] {
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
-export function anchor(heading: string): string {
+function anchor(heading: string): string {
   return heading
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')

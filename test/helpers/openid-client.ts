@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 /** The token response of openid-client's code grant, with its helpers (`claims()` and the like). */
 export type CodeFlowTokens = client.TokenEndpointResponse & client.TokenEndpointResponseHelpers;
 
-export interface CodeFlowOptions {
+interface CodeFlowOptions {
   /** The browser's GET of the authorize URL; it must not follow the redirect. Default: fetch, redirect manual. */
   get?: (url: URL) => Promise<Response>;
   /** How the app builds the authorize URL from its parameters (PAR, JAR…). Default: buildAuthorizationUrl. */

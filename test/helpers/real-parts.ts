@@ -1,6 +1,6 @@
 // Real parts some tests need beside Node (Chromium, Docker, redis-server): outside CI a missing part skips
 // those tests with a line naming what to install; in CI (CI set) it fails the run, so nothing skips there.
-export const IN_CI = !['', '0', 'false'].includes((process.env['CI'] ?? '').toLowerCase());
+const IN_CI = !['', '0', 'false'].includes((process.env['CI'] ?? '').toLowerCase());
 
 /**
  * Whether the tests needing `part` skip here: `problem` says why the part cannot be used (undefined when it

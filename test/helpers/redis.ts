@@ -10,7 +10,7 @@ import { freePort, useStarted, valueNow, type Later } from './server.js';
 const BINARY = 'redis-server';
 
 /** Whether redis-server can run here. */
-export const HAVE_REDIS = spawnSync(BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
+const HAVE_REDIS = spawnSync(BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** Locally the Redis tests skip without redis-server; in CI its absence is a failure. */
 export const SKIP_REDIS = skipWithout(
@@ -73,7 +73,7 @@ async function answers(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
-export interface RedisOptions {
+interface RedisOptions {
   /** Also listen with TLS on another free port (rediss://), with a certificate from a throwaway CA. */
   tls?: boolean;
 }
@@ -161,12 +161,7 @@ export function useRedis(args: Later<string[]> = [], options: RedisOptions = {})
   );
 }
 
-/** Stops a server and removes nothing else: its data directory is a temp dir with persistence off. */
-export async function stopRedis(server: RedisServer | undefined): Promise<void> {
-  await server?.stop();
-}
-
-export interface HeldLine {
+interface HeldLine {
   /** redis://127.0.0.1:PORT of the line (a replica started with it reaches Redis through it). */
   url: string;
   /** Holds what goes both ways (queued, not lost) until release: the replica cannot see Redis meanwhile. */

@@ -145,7 +145,7 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A certificate and key (PEM) for a local server that serves https. */
 export interface LocalTls {
