@@ -16,7 +16,16 @@ import {
   usersOf,
 } from './resources.js';
 import { clientOut, roleOut, secretOf, userOut } from './representations.js';
-import { created, handle, keycloakOf, page, queryParam, rolesPage, type AdminContext } from './http.js';
+import {
+  created,
+  editing,
+  handle,
+  keycloakOf,
+  page,
+  queryParam,
+  rolesPage,
+  type AdminContext,
+} from './http.js';
 
 const C = '/:realm/clients';
 
@@ -91,11 +100,10 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     `${C}/:id`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req, p) => {
       const body = parseBody(clientInput, req.body, 'client representation');
       const secret = p.ids.opaque('admin-client-secret', 24);
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         const client = findClient(rep, String(req.params['id']));
         if (body.clientId !== undefined && body.clientId !== client.clientId)
           throw badRequest(
@@ -106,27 +114,22 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
         if (client.publicClient !== true && client.bearerOnly !== true && client.secret === undefined)
           client.secret = secret;
         syncServiceAccount(rep, client);
-      });
-      res.status(204).end();
+      };
     }),
   );
   router.delete(
     `${C}/:id`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      await changeRealm(p, (rep) => {
-        const client = findClient(rep, String(req.params['id']));
-        rep.clients = clientsOf(rep).filter((c) => c !== client);
-        rep.users = usersOf(rep).filter((u) => u.serviceAccountClientId !== client.clientId);
-        for (const role of rep.roles?.client?.[client.clientId] ?? [])
-          forgetRole(rep, role.name, client.clientId);
-        if (rep.roles?.client !== undefined) delete rep.roles.client[client.clientId];
-        setScope(rep, client.clientId, { realmRoles: [], clientRoles: {} });
-        if (rep.clientScopeMappings !== undefined) delete rep.clientScopeMappings[client.clientId];
-        for (const u of rep.users)
-          if (u.clientRoles?.[client.clientId] !== undefined) delete u.clientRoles[client.clientId];
-      });
-      res.status(204).end();
+    editing(ctx, (req) => (rep) => {
+      const client = findClient(rep, String(req.params['id']));
+      rep.clients = clientsOf(rep).filter((c) => c !== client);
+      rep.users = usersOf(rep).filter((u) => u.serviceAccountClientId !== client.clientId);
+      for (const role of rep.roles?.client?.[client.clientId] ?? [])
+        forgetRole(rep, role.name, client.clientId);
+      if (rep.roles?.client !== undefined) delete rep.roles.client[client.clientId];
+      setScope(rep, client.clientId, { realmRoles: [], clientRoles: {} });
+      if (rep.clientScopeMappings !== undefined) delete rep.clientScopeMappings[client.clientId];
+      for (const u of rep.users)
+        if (u.clientRoles?.[client.clientId] !== undefined) delete u.clientRoles[client.clientId];
     }),
   );
   router.get(
@@ -211,28 +214,22 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     `${C}/:id/roles/:role`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req) => {
       const body = parseBody(roleInput, req.body, 'role representation');
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         const { client, role } = clientRole(rep, String(req.params['id']), String(req.params['role']));
         const roles = clientRolesOf(rep, client.clientId);
         updateRole(rep, role, body as Partial<RoleRepresentation>, roles, client.clientId);
-      });
-      res.status(204).end();
+      };
     }),
   );
   router.delete(
     `${C}/:id/roles/:role`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      await changeRealm(p, (rep) => {
-        const { client, role } = clientRole(rep, String(req.params['id']), String(req.params['role']));
-        const roles = clientRolesOf(rep, client.clientId);
-        roles.splice(roles.indexOf(role), 1);
-        forgetRole(rep, role.name, client.clientId);
-      });
-      res.status(204).end();
+    editing(ctx, (req) => (rep) => {
+      const { client, role } = clientRole(rep, String(req.params['id']), String(req.params['role']));
+      const roles = clientRolesOf(rep, client.clientId);
+      roles.splice(roles.indexOf(role), 1);
+      forgetRole(rep, role.name, client.clientId);
     }),
   );
 }

@@ -7,7 +7,7 @@ import { badRequest, conflict } from './errors.js';
 import { groupInput, parseBody } from './input.js';
 import { addNames, findGroup, realmRoleList, removeNames, roleNamesOf } from './resources.js';
 import { groupOut, realmIdOf, roleOut, userOut } from './representations.js';
-import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+import { created, editing, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
 const G = '/:realm/groups';
 
@@ -108,10 +108,9 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     `${G}/:id`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req) => {
       const body = parseBody(groupInput, req.body, 'group representation');
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         const { group, path, siblings } = findGroup(rep, String(req.params['id']));
         const { id: _id, name, ...fields } = body;
         Object.assign(group, fields);
@@ -121,20 +120,15 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
           group.name = name;
           movePaths(rep, path, `${path.slice(0, path.lastIndexOf('/'))}/${name}`);
         }
-      });
-      res.status(204).end();
+      };
     }),
   );
   router.delete(
     `${G}/:id`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      await changeRealm(p, (rep) => {
-        const { group, path, siblings } = findGroup(rep, String(req.params['id']));
-        siblings.splice(siblings.indexOf(group), 1);
-        movePaths(rep, path, undefined);
-      });
-      res.status(204).end();
+    editing(ctx, (req) => (rep) => {
+      const { group, path, siblings } = findGroup(rep, String(req.params['id']));
+      siblings.splice(siblings.indexOf(group), 1);
+      movePaths(rep, path, undefined);
     }),
   );
   router.get(
@@ -169,16 +163,12 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
   for (const method of ['post', 'delete'] as const)
     router[method](
       `${G}/:id/role-mappings/realm`,
-      handle(async (req, res) => {
-        const p = await ctx.provider(req);
-        await changeRealm(p, (rep) => {
-          const { group } = findGroup(rep, String(req.params['id']));
-          const roles = realmRoleList(rep, p.realm.keycloak);
-          const names = roleNamesOf(req.body, roles);
-          group.realmRoles =
-            method === 'post' ? addNames(group.realmRoles, names) : removeNames(group.realmRoles, names);
-        });
-        res.status(204).end();
+      editing(ctx, (req, p) => (rep) => {
+        const { group } = findGroup(rep, String(req.params['id']));
+        const roles = realmRoleList(rep, p.realm.keycloak);
+        const names = roleNamesOf(req.body, roles);
+        group.realmRoles =
+          method === 'post' ? addNames(group.realmRoles, names) : removeNames(group.realmRoles, names);
       }),
     );
 }

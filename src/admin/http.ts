@@ -1,8 +1,9 @@
 // What every admin resource's routes share: the realms, the realm of a request, handlers that throw
-// AdminErrors, Keycloak's 201 with Location, query parameters and paging.
-import type { NextFunction, Request, Response } from 'express';
+// AdminErrors, a change answered with 204, Keycloak's 201 with Location, query parameters and paging.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import type { Provider } from '../realm/provider.js';
+import { changeRealm } from './edit.js';
 import { badRequest } from './errors.js';
 
 /** The realms the API may reach, found by name (the served ones, and those it made). */
@@ -42,6 +43,23 @@ export const handle =
       .then(() => fn(req, res))
       .catch(next);
   };
+
+/**
+ * A change to the realm answered as Keycloak answers one: 204 No Content. `prepare` runs once, before the
+ * change (read and check the body there: bad input is answered before the realm is touched); the edit it
+ * returns works on a copy of the realm's representation (see {@link changeRealm}), runs again when another
+ * replica changed the realm first, and throws an AdminError to change nothing.
+ */
+export function editing(
+  ctx: AdminContext,
+  prepare: (req: Request, p: Provider) => (rep: KeycloakRealmRepresentation) => void,
+): RequestHandler {
+  return handle(async (req, res) => {
+    const p = await ctx.provider(req);
+    await changeRealm(p, prepare(req, p));
+    res.status(204).end();
+  });
+}
 
 /** 201 with the new resource's URL (its last segment the new id), as Keycloak answers a creation. */
 export function created(req: Request, res: Response, id: string): void {

@@ -8,7 +8,7 @@ import { AdminError, badRequest, conflict } from './errors.js';
 import { parseBody } from './input.js';
 import { present, realmIdOf } from './representations.js';
 import { clientsOf, realmRolesOf, usersOf } from './resources.js';
-import { created, handle, keycloakOf, type AdminContext } from './http.js';
+import { created, editing, handle, keycloakOf, type AdminContext } from './http.js';
 import type { Provider } from '../realm/provider.js';
 import { z } from 'zod';
 import { uniqueId } from '../ids.js';
@@ -89,16 +89,14 @@ export function realmRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     '/:realm',
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req, p) => {
       keycloakOf(p);
       const body = parseBody(settingsInput, req.body, 'realm representation');
       if (body.realm !== undefined && body.realm !== p.realm.name)
         throw badRequest('Renaming a realm is not supported here: create a realm of the new name instead');
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         for (const [k, v] of Object.entries(body)) if (!PARTS.has(k) && k !== 'id') rep[k] = v;
-      });
-      res.status(204).end();
+      };
     }),
   );
   router.delete(

@@ -16,7 +16,7 @@ import {
   updateRole,
 } from './resources.js';
 import { realmIdOf, roleOut } from './representations.js';
-import { created, handle, keycloakOf, queryParam, rolesPage, type AdminContext } from './http.js';
+import { created, editing, handle, keycloakOf, queryParam, rolesPage, type AdminContext } from './http.js';
 import type { KeycloakRealm } from '../fixtures/keycloak/model.js';
 
 const R = '/:realm/roles';
@@ -98,29 +98,22 @@ export function roleRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     `${R}/:role`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req, p) => {
       const body = parseBody(roleInput, req.body, 'role representation');
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         const role = ownRealmRole(rep, p.realm.keycloak, String(req.params['role']));
         updateRole(rep, role, body as Partial<RoleRepresentation>, realmRoleList(rep, p.realm.keycloak));
-      });
-      res.status(204).end();
+      };
     }),
   );
   router.delete(
     `${R}/:role`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      await changeRealm(p, (rep) => {
-        const role = ownRealmRole(rep, p.realm.keycloak, String(req.params['role']));
-        if (role.name === p.realm.keycloak?.defaultRole)
-          throw badRequest('You cannot delete the default role');
-        const roles = realmRolesOf(rep);
-        roles.splice(roles.indexOf(role), 1);
-        forgetRole(rep, role.name);
-      });
-      res.status(204).end();
+    editing(ctx, (req, p) => (rep) => {
+      const role = ownRealmRole(rep, p.realm.keycloak, String(req.params['role']));
+      if (role.name === p.realm.keycloak?.defaultRole) throw badRequest('You cannot delete the default role');
+      const roles = realmRolesOf(rep);
+      roles.splice(roles.indexOf(role), 1);
+      forgetRole(rep, role.name);
     }),
   );
   router.get(
@@ -169,16 +162,14 @@ export function roleRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     '/:realm/roles-by-id/:id',
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req, p) => {
       const body = parseBody(roleInput, req.body, 'role representation');
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         const { role, client } = target(rep, p.realm.keycloak, req.params, true);
         const siblings =
           client === undefined ? realmRoleList(rep, p.realm.keycloak) : clientRolesOf(rep, client);
         updateRole(rep, role, body as Partial<RoleRepresentation>, siblings, client);
-      });
-      res.status(204).end();
+      };
     }),
   );
   router.get(
@@ -192,31 +183,25 @@ export function roleRoutes(router: Router, ctx: AdminContext): void {
   for (const method of ['post', 'delete'] as const)
     router[method](
       [`${R}/:role/composites`, '/:realm/roles-by-id/:id/composites'],
-      handle(async (req, res) => {
-        const p = await ctx.provider(req);
-        await changeRealm(p, (rep) => {
-          const { role } = target(rep, p.realm.keycloak, req.params, true);
-          const refs = parseBody(roleRefs, req.body ?? [], 'list of roles').map((ref) =>
-            compositeRef(rep, p.realm.keycloak, ref),
-          );
-          const composites = { realm: role.composites?.realm ?? [], client: { ...role.composites?.client } };
-          for (const { name, client } of refs) {
-            if (client === undefined)
-              composites.realm =
-                method === 'post'
-                  ? addNames(composites.realm, [name])
-                  : removeNames(composites.realm, [name]);
-            else
-              composites.client[client] =
-                method === 'post'
-                  ? addNames(composites.client[client], [name])
-                  : removeNames(composites.client[client], [name]);
-          }
-          role.composites = composites;
-          role.composite =
-            composites.realm.length > 0 || Object.values(composites.client).some((n) => n.length > 0);
-        });
-        res.status(204).end();
+      editing(ctx, (req, p) => (rep) => {
+        const { role } = target(rep, p.realm.keycloak, req.params, true);
+        const refs = parseBody(roleRefs, req.body ?? [], 'list of roles').map((ref) =>
+          compositeRef(rep, p.realm.keycloak, ref),
+        );
+        const composites = { realm: role.composites?.realm ?? [], client: { ...role.composites?.client } };
+        for (const { name, client } of refs) {
+          if (client === undefined)
+            composites.realm =
+              method === 'post' ? addNames(composites.realm, [name]) : removeNames(composites.realm, [name]);
+          else
+            composites.client[client] =
+              method === 'post'
+                ? addNames(composites.client[client], [name])
+                : removeNames(composites.client[client], [name]);
+        }
+        role.composites = composites;
+        role.composite =
+          composites.realm.length > 0 || Object.values(composites.client).some((n) => n.length > 0);
       }),
     );
 }

@@ -3,7 +3,6 @@
 import type { Router } from 'express';
 import { inScope } from '../fixtures/keycloak/roles.js';
 import type { RoleSet } from '../fixtures/keycloak/model.js';
-import { changeRealm } from './edit.js';
 import {
   addNames,
   clientRolesOf,
@@ -15,7 +14,7 @@ import {
   setScope,
 } from './resources.js';
 import { realmIdOf, roleOut } from './representations.js';
-import { handle, keycloakOf, type AdminContext } from './http.js';
+import { editing, handle, keycloakOf, type AdminContext } from './http.js';
 
 const S = '/:realm/clients/:id/scope-mappings';
 
@@ -86,17 +85,13 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
   for (const method of ['post', 'delete'] as const)
     router[method](
       `${S}/realm`,
-      handle(async (req, res) => {
-        const p = await ctx.provider(req);
-        await changeRealm(p, (rep) => {
-          const { clientId } = findClient(rep, String(req.params['id']));
-          const names = roleNamesOf(req.body, realmRoleList(rep, p.realm.keycloak));
-          const scope = scopeOf(rep, clientId);
-          scope.realmRoles =
-            method === 'post' ? addNames(scope.realmRoles, names) : removeNames(scope.realmRoles, names);
-          setScope(rep, clientId, scope);
-        });
-        res.status(204).end();
+      editing(ctx, (req, p) => (rep) => {
+        const { clientId } = findClient(rep, String(req.params['id']));
+        const names = roleNamesOf(req.body, realmRoleList(rep, p.realm.keycloak));
+        const scope = scopeOf(rep, clientId);
+        scope.realmRoles =
+          method === 'post' ? addNames(scope.realmRoles, names) : removeNames(scope.realmRoles, names);
+        setScope(rep, clientId, scope);
       }),
     );
 
@@ -132,19 +127,15 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
   for (const method of ['post', 'delete'] as const)
     router[method](
       `${S}/clients/:client`,
-      handle(async (req, res) => {
-        const p = await ctx.provider(req);
-        await changeRealm(p, (rep) => {
-          const { clientId } = findClient(rep, String(req.params['id']));
-          const container = findClient(rep, String(req.params['client']));
-          const names = roleNamesOf(req.body, clientRolesOf(rep, container.clientId));
-          const scope = scopeOf(rep, clientId);
-          const held = scope.clientRoles[container.clientId];
-          scope.clientRoles[container.clientId] =
-            method === 'post' ? addNames(held, names) : removeNames(held, names);
-          setScope(rep, clientId, scope);
-        });
-        res.status(204).end();
+      editing(ctx, (req) => (rep) => {
+        const { clientId } = findClient(rep, String(req.params['id']));
+        const container = findClient(rep, String(req.params['client']));
+        const names = roleNamesOf(req.body, clientRolesOf(rep, container.clientId));
+        const scope = scopeOf(rep, clientId);
+        const held = scope.clientRoles[container.clientId];
+        scope.clientRoles[container.clientId] =
+          method === 'post' ? addNames(held, names) : removeNames(held, names);
+        setScope(rep, clientId, scope);
       }),
     );
 }

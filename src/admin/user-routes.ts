@@ -21,7 +21,7 @@ import {
   usersOf,
 } from './resources.js';
 import { groupOut, present, realmIdOf, roleOut, userOut } from './representations.js';
-import { created, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+import { created, editing, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
 const U = '/:realm/users';
 
@@ -208,10 +208,9 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     `${U}/:id`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req) => {
       const body = parseBody(userInput, req.body, 'user representation');
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         const user = findUser(rep, String(req.params['id']));
         const username = body.username?.trim().toLowerCase();
         if (username !== undefined && username !== user.username) {
@@ -239,33 +238,26 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
           );
           if (password?.value !== undefined) user.credentials = [{ type: 'password', value: password.value }];
         }
-      });
-      res.status(204).end();
+      };
     }),
   );
   router.delete(
     `${U}/:id`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      await changeRealm(p, (rep) => {
-        const user = findUser(rep, String(req.params['id']));
-        rep.users = usersOf(rep).filter((u) => u !== user);
-      });
-      res.status(204).end();
+    editing(ctx, (req) => (rep) => {
+      const user = findUser(rep, String(req.params['id']));
+      rep.users = usersOf(rep).filter((u) => u !== user);
     }),
   );
   router.put(
     `${U}/:id/reset-password`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
+    editing(ctx, (req) => {
       const body = parseBody(credentialInput, req.body, 'credential representation');
       if (body.value === undefined || body.value === '') throw badRequest('Missing password value');
       if ((body.type ?? 'password') !== 'password') throw badRequest('Only a password can be reset');
-      await changeRealm(p, (rep) => {
+      return (rep) => {
         const user = findUser(rep, String(req.params['id']));
         user.credentials = [{ type: 'password', value: body.value, temporary: body.temporary ?? false }];
-      });
-      res.status(204).end();
+      };
     }),
   );
 
@@ -358,30 +350,22 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
   );
   router.post(
     `${U}/:id/role-mappings/realm`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      await changeRealm(p, (rep) => {
-        const user = findUser(rep, String(req.params['id']));
-        user.realmRoles = addNames(
-          user.realmRoles,
-          roleNamesOf(req.body, realmRoleList(rep, p.realm.keycloak)),
-        );
-      });
-      res.status(204).end();
+    editing(ctx, (req, p) => (rep) => {
+      const user = findUser(rep, String(req.params['id']));
+      user.realmRoles = addNames(
+        user.realmRoles,
+        roleNamesOf(req.body, realmRoleList(rep, p.realm.keycloak)),
+      );
     }),
   );
   router.delete(
     `${U}/:id/role-mappings/realm`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      await changeRealm(p, (rep) => {
-        const user = findUser(rep, String(req.params['id']));
-        user.realmRoles = removeNames(
-          user.realmRoles,
-          roleNamesOf(req.body ?? [], realmRoleList(rep, p.realm.keycloak)),
-        );
-      });
-      res.status(204).end();
+    editing(ctx, (req, p) => (rep) => {
+      const user = findUser(rep, String(req.params['id']));
+      user.realmRoles = removeNames(
+        user.realmRoles,
+        roleNamesOf(req.body ?? [], realmRoleList(rep, p.realm.keycloak)),
+      );
     }),
   );
 
@@ -417,21 +401,17 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
   for (const method of ['post', 'delete'] as const)
     router[method](
       `${U}/:id/role-mappings/clients/:client`,
-      handle(async (req, res) => {
-        const p = await ctx.provider(req);
-        await changeRealm(p, (rep) => {
-          const user = findUser(rep, String(req.params['id']));
-          const client = findClient(rep, String(req.params['client']));
-          const names = roleNamesOf(req.body ?? [], clientRolesOf(rep, client.clientId));
-          const roles = { ...user.clientRoles };
-          roles[client.clientId] =
-            method === 'post'
-              ? addNames(roles[client.clientId], names)
-              : removeNames(roles[client.clientId], names);
-          if (roles[client.clientId]?.length === 0) delete roles[client.clientId];
-          user.clientRoles = roles;
-        });
-        res.status(204).end();
+      editing(ctx, (req) => (rep) => {
+        const user = findUser(rep, String(req.params['id']));
+        const client = findClient(rep, String(req.params['client']));
+        const names = roleNamesOf(req.body ?? [], clientRolesOf(rep, client.clientId));
+        const roles = { ...user.clientRoles };
+        roles[client.clientId] =
+          method === 'post'
+            ? addNames(roles[client.clientId], names)
+            : removeNames(roles[client.clientId], names);
+        if (roles[client.clientId]?.length === 0) delete roles[client.clientId];
+        user.clientRoles = roles;
       }),
     );
 
@@ -457,16 +437,12 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
   for (const method of ['put', 'delete'] as const)
     router[method](
       `${U}/:id/groups/:group`,
-      handle(async (req, res) => {
-        const p = await ctx.provider(req);
-        await changeRealm(p, (rep) => {
-          const user = findUser(rep, String(req.params['id']));
-          const { path } = findGroup(rep, String(req.params['group']));
-          const groups = (user.groups ?? []).filter((g) => g !== path);
-          if (method === 'put') groups.push(path);
-          user.groups = groups;
-        });
-        res.status(204).end();
+      editing(ctx, (req) => (rep) => {
+        const user = findUser(rep, String(req.params['id']));
+        const { path } = findGroup(rep, String(req.params['group']));
+        const groups = (user.groups ?? []).filter((g) => g !== path);
+        if (method === 'put') groups.push(path);
+        user.groups = groups;
       }),
     );
 
