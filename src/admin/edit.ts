@@ -17,7 +17,7 @@ const queues = new WeakMap<Provider, Promise<unknown>>();
 const ATTEMPTS = 20;
 
 /** The realm's representation as it stands (read only: a change goes through {@link changeRealm}). */
-export function representationOf(p: Provider): KeycloakRealmRepresentation | undefined {
+function representationOf(p: Provider): KeycloakRealmRepresentation | undefined {
   return p.realm.keycloak?.representation;
 }
 

@@ -34,7 +34,7 @@ export function keycloakOf(p: Provider): KeycloakRealmRepresentation {
 }
 
 /** A handler that may be async and throw an AdminError. */
-export type Handler = (req: Request, res: Response) => Promise<void> | void;
+type Handler = (req: Request, res: Response) => Promise<void> | void;
 
 export const handle =
   (fn: Handler) =>

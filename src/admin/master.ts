@@ -4,7 +4,7 @@ import { fixturesFromObject, type LoadedFixtures } from '../fixtures/load.js';
 import type { KeycloakRealmInput, KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 
 export const MASTER = 'master';
-export const ADMIN_CLI = 'admin-cli';
+const ADMIN_CLI = 'admin-cli';
 /** The realm role of master that opens the admin REST API. */
 export const ADMIN_ROLE = 'admin';
 
@@ -14,7 +14,7 @@ export interface AdminUser {
   password: string;
 }
 
-export const DEFAULT_ADMIN: AdminUser = { username: 'admin', password: 'admin' };
+const DEFAULT_ADMIN: AdminUser = { username: 'admin', password: 'admin' };
 
 /** The admin user from the options, else Keycloak's environment variables (new names first), else admin/admin. */
 export function adminUserOf(
@@ -34,7 +34,7 @@ export function adminUserOf(
 }
 
 /** Adds the admin user, `admin-cli` and the admin roles to a representation of realm master, where missing. */
-export function withAdmin(rep: KeycloakRealmInput, admin: AdminUser): KeycloakRealmInput {
+function withAdmin(rep: KeycloakRealmInput, admin: AdminUser): KeycloakRealmInput {
   const username = admin.username.toLowerCase();
   const users = [...(rep.users ?? [])];
   if (!users.some((u) => u.username.toLowerCase() === username))

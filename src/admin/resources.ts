@@ -42,14 +42,8 @@ export function clientRolesOf(rep: Rep, clientId: string): RoleRepresentation[] 
   return (rep.roles.client[clientId] ??= []);
 }
 
-export function findRealmRole(rep: Rep, name: string): RoleRepresentation {
-  const role = rep.roles?.realm?.find((r) => r.name === name);
-  if (role === undefined) throw notFound('Could not find role');
-  return role;
-}
-
 /** A role named in a mapping body: by id, else by name among `roles`. */
-export function pickRole(
+function pickRole(
   roles: readonly RoleRepresentation[] | undefined,
   ref: { id?: string | undefined; name?: string | undefined },
 ): RoleRepresentation {
@@ -76,7 +70,7 @@ export function roleById(rep: Rep, id: string): { role: RoleRepresentation; clie
   return undefined;
 }
 
-export interface FoundGroup {
+interface FoundGroup {
   group: GroupRepresentation;
   path: string;
   parent?: GroupRepresentation;
@@ -117,7 +111,7 @@ export function removeNames(list: string[] | undefined, names: readonly string[]
 }
 
 /** A client's scope mappings as one holder: realm roles, and client roles by the client that has them. */
-export interface ScopeHolder {
+interface ScopeHolder {
   realmRoles: string[];
   clientRoles: Record<string, string[]>;
 }
@@ -223,7 +217,7 @@ export function ownRealmRole(rep: Rep, kc: KeycloakRealm | undefined, name: stri
 }
 
 /** Renames every mention of a realm role (or a client's role) in users, groups, scope mappings, composites and default roles. */
-export function renameRole(rep: Rep, from: string, to: string, client?: string): void {
+function renameRole(rep: Rep, from: string, to: string, client?: string): void {
   const swap = (list: string[]): string[] => list.map((n) => (n === from ? to : n));
   editRoleMentions(rep, client, swap);
   // Files older than Keycloak 13 list the default roles by name.
