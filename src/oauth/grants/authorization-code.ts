@@ -26,7 +26,7 @@ function checkPkce(code: CodeGrant, verifier: string | undefined): void {
     throw invalidGrant('PKCE verification failed: code_verifier does not match code_challenge');
 }
 
-async function grantAuthorizationCode(
+export async function grantAuthorizationCode(
   p: RealmContext,
   { client, params, dpop }: GrantRequest,
 ): Promise<Grant> {
