@@ -179,19 +179,17 @@ describe('pushed authorization requests', () => {
   });
 
   it('private_key_jwt: an assertion naming the push endpoint authenticates the push', async () => {
-    const assertion = await new SignJWT({ jti: crypto.randomUUID() })
-      .setProtectedHeader({ alg: 'RS256', kid: 'signer-key' })
-      .setIssuer('signer')
-      .setSubject('signer')
-      .setAudience(parUrl())
-      .setIssuedAt()
-      .setExpirationTime('1m')
-      .sign(signer.privateKey);
+    const assertion = await clientAssertion(idp, {
+      clientId: 'signer',
+      audience: parUrl(),
+      key: signer.privateKey,
+      kid: 'signer-key',
+    });
     const body = {
       ...AUTHORIZE,
       login_hint: 'alice',
       client_id: 'signer',
-      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion_type: ASSERTION_TYPE,
       client_assertion: assertion,
     };
     const uri = await pushed(body, null);
