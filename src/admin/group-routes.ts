@@ -141,25 +141,28 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
       res.json(page(req, members).map((u) => userOut(u, brief, false)));
     }),
   );
-  router.get(
-    [`${G}/:id/role-mappings/realm`, `${G}/:id/role-mappings/realm/composite`],
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      const rep = keycloakOf(p);
-      const { group, path } = findGroup(rep, String(req.params['id']));
-      const kc = p.realm.keycloak;
-      // The composite view: the group's roles and its parents', composites expanded (no default role).
-      const names =
-        req.path.endsWith('/composite') && kc !== undefined
-          ? effectiveRoles(kc, { realmRoles: [], clientRoles: {}, groups: [path] }, false).realm
-          : (group.realmRoles ?? []);
-      res.json(
-        realmRoleList(rep, p.realm.keycloak)
-          .filter((r) => names.includes(r.name))
-          .map((r) => roleOut(r, realmIdOf(rep), false)),
-      );
-    }),
-  );
+  // The group's own realm roles, and the composite view: its roles and its parents', composites expanded
+  // (no default role).
+  for (const composite of [false, true])
+    router.get(
+      `${G}/:id/role-mappings/realm${composite ? '/composite' : ''}`,
+      handle(async (req, res) => {
+        const p = await ctx.provider(req);
+        const rep = keycloakOf(p);
+        const { group, path } = findGroup(rep, String(req.params['id']));
+        const kc = p.realm.keycloak;
+        const names = new Set(
+          composite && kc !== undefined
+            ? effectiveRoles(kc, { realmRoles: [], clientRoles: {}, groups: [path] }, false).realm
+            : (group.realmRoles ?? []),
+        );
+        res.json(
+          realmRoleList(rep, kc)
+            .filter((r) => names.has(r.name))
+            .map((r) => roleOut(r, realmIdOf(rep), false)),
+        );
+      }),
+    );
   for (const method of ['post', 'delete'] as const)
     router[method](
       `${G}/:id/role-mappings/realm`,
