@@ -17,9 +17,9 @@ function samePassword(given: string, expected: string | undefined): boolean {
 }
 
 /** A Keycloak export's user: the password checked against the hash the export holds. */
-function matchesStoredHash(p: RealmContext, username: string, password: string): boolean {
+async function matchesStoredHash(p: RealmContext, username: string, password: string): Promise<boolean> {
   const hash = p.realm.keycloak?.users.get(username)?.passwordHash;
-  return hash !== undefined && matchesHash(password, hash);
+  return hash !== undefined && (await matchesHash(password, hash));
 }
 
 async function grantPassword(p: RealmContext, { client, params, issuer }: GrantRequest): Promise<Grant> {
@@ -34,7 +34,7 @@ async function grantPassword(p: RealmContext, { client, params, issuer }: GrantR
   // As Keycloak: 401 invalid_grant, the same for an unknown user, a wrong password and a user without one.
   if (
     user === undefined ||
-    !(samePassword(password, user.password) || matchesStoredHash(p, user.username, password))
+    !(samePassword(password, user.password) || (await matchesStoredHash(p, user.username, password)))
   )
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
   if (p.realm.keycloak?.users.get(user.username)?.enabled === false)
