@@ -9,7 +9,7 @@
 
 # ---- build: dev dependencies, tsc, one esbuild bundle of the CLI and everything it imports (and one of the
 #      fixtures worker), see scripts/bundle-cli.js
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 COPY package.json package-lock.json ./
@@ -38,7 +38,7 @@ RUN npm run build \
 
 # ---- runtime: node, the bin, the CLI bundle and the fixtures worker's bundle, the Redis client's bundle, the
 #      bundled fixtures; no npm install, no npm cache
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 # Files stay root-owned and read-only to the user that runs the server.

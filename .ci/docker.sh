@@ -14,7 +14,7 @@ fail() { echo "docker.sh: $*" >&2; exit 1; }
 
 [ -f "$engine" ] || fail "$engine not found: clone shared/ beside this repository"
 # The engine script prints the build flags (the npm_ca secret) on stdout, its progress on stderr.
-flags=$(bash "$engine" node:22-bookworm-slim) || fail "the container engine could not be started (see above)"
+flags=$(bash "$engine" node:24-bookworm-slim) || fail "the container engine could not be started (see above)"
 
 # Debian's client speaks BuildKit without the buildx plugin (RUN --mount needs BuildKit).
 docker=/usr/bin/docker

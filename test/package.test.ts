@@ -126,6 +126,6 @@ describe('the image publishing workflow (not run here)', () => {
     expect(push).toBeGreaterThan(test);
     expect(steps[push]?.with).toMatchObject({ context: '.', push: true });
     expect(JSON.stringify(steps)).toContain('ghcr.io/${{ github.repository_owner }}/mock-idp');
-    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^FROM node:22-bookworm-slim/m);
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^FROM node:24-bookworm-slim/m);
   });
 });

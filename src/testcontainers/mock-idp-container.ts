@@ -18,7 +18,7 @@ export const MOCK_IDP_IMAGE = 'mock-idp:latest';
  * The public image the package's own server runs on when no prebuilt image is named: the Dockerfile's base,
  * which has Node.js and a non-root `node` user, and nothing of mock-idp until the files below are copied in.
  */
-export const MOCK_IDP_BASE_IMAGE = 'node:22-bookworm-slim';
+export const MOCK_IDP_BASE_IMAGE = 'node:24-bookworm-slim';
 
 /** This package's root (dist/testcontainers → ../..): bin/, the bundled CLI and the default fixtures. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));

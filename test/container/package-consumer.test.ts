@@ -112,7 +112,7 @@ console.log(JSON.stringify({
     expect(result).toMatchObject({
       container: 'function',
       started: 'function',
-      base: 'node:22-bookworm-slim',
+      base: 'node:24-bookworm-slim',
     });
     expect(result['resolved']).toMatch(/dist\/testcontainers\/index\.cjs$/);
   });

@@ -8,7 +8,7 @@ describe.skipIf(skipContainerTests)('payments API against mock-idp', () => {
   let idp: StartedMockIdpContainer;
 
   beforeAll(async () => {
-    idp = await new MockIdpContainer() // $MOCK_IDP_IMAGE, else the package's server on node:22
+    idp = await new MockIdpContainer() // $MOCK_IDP_IMAGE, else the package's server on node:24
       .withFixtures(`${import.meta.dirname}/users.yaml`)
       .withClock('2030-01-01T00:00:00Z', { frozen: true })
       .withSeed('readme')
