@@ -57,6 +57,35 @@ async function callback(
   return new URL(`${redirectUri}?${params}`);
 }
 
+/**
+ * A code bound to `handle`'s key: exchanged with `wrong` (none: no proof) it is refused with
+ * invalid_dpop_proof; a fresh one exchanged with `handle` gives a DPoP token whose cnf names `jkt`.
+ */
+async function expectBoundCode(
+  config: client.Configuration,
+  callbackUrl: () => Promise<URL>,
+  state: string,
+  { handle, jkt }: { handle: client.DPoPHandle; jkt: string },
+  wrong?: client.DPoPHandle,
+): Promise<void> {
+  const error = await client
+    .authorizationCodeGrant(config, await callbackUrl(), { expectedState: state }, undefined, {
+      ...(wrong !== undefined ? { DPoP: wrong } : {}),
+    })
+    .catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(client.ResponseBodyError);
+  expect((error as client.ResponseBodyError).error).toBe('invalid_dpop_proof');
+  const tokens = await client.authorizationCodeGrant(
+    config,
+    await callbackUrl(),
+    { expectedState: state },
+    undefined,
+    { DPoP: handle },
+  );
+  expect(tokens.token_type).toBe('dpop');
+  expect((await accessClaims(tokens.access_token))['cnf']).toEqual({ jkt });
+}
+
 describe('openid-client with getDPoPHandle', () => {
   it('discovery advertises the proof algorithms', async () => {
     const config = await discover('teller-web', client.ClientSecretBasic(SECRETS['teller-web']));
@@ -166,22 +195,7 @@ describe('openid-client with getDPoPHandle', () => {
       expect(response.status).toBe(302);
       return new URL(response.headers.get('location') as string);
     };
-    const error = await client
-      .authorizationCodeGrant(config, await codeCallback(), { expectedState: 'jkt-state' }, undefined, {
-        DPoP: other.handle,
-      })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(client.ResponseBodyError);
-    expect((error as client.ResponseBodyError).error).toBe('invalid_dpop_proof');
-    const tokens = await client.authorizationCodeGrant(
-      config,
-      await codeCallback(),
-      { expectedState: 'jkt-state' },
-      undefined,
-      { DPoP: handle },
-    );
-    expect(tokens.token_type).toBe('dpop');
-    expect((await accessClaims(tokens.access_token))['cnf']).toEqual({ jkt });
+    await expectBoundCode(config, codeCallback, 'jkt-state', { handle, jkt }, other.handle);
   });
 
   it('PAR with the DPoP handle (buildAuthorizationUrlWithPAR) binds the code to its key', async () => {
@@ -202,19 +216,6 @@ describe('openid-client with getDPoPHandle', () => {
       expect(response.status).toBe(302);
       return new URL(response.headers.get('location') as string);
     };
-    const error = await client
-      .authorizationCodeGrant(config, await pushedCallback(), { expectedState: 'par-state' })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(client.ResponseBodyError);
-    expect((error as client.ResponseBodyError).error).toBe('invalid_dpop_proof');
-    const tokens = await client.authorizationCodeGrant(
-      config,
-      await pushedCallback(),
-      { expectedState: 'par-state' },
-      undefined,
-      { DPoP: handle },
-    );
-    expect(tokens.token_type).toBe('dpop');
-    expect((await accessClaims(tokens.access_token))['cnf']).toEqual({ jkt });
+    await expectBoundCode(config, pushedCallback, 'par-state', { handle, jkt });
   });
 });
