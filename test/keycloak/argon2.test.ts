@@ -45,6 +45,12 @@ const REALM = {
       enabled: true,
       credentials: [argon2Credential(ICEBERG, { ...KEYCLOAK_DEFAULTS, memory: '4194304' })],
     },
+    // A salt shorter than argon2 takes (4 bytes).
+    {
+      username: 'sam',
+      enabled: true,
+      credentials: [argon2Credential({ ...ICEBERG, salt: 'c2FsdA==' }, KEYCLOAK_DEFAULTS)],
+    },
   ],
 };
 
@@ -92,6 +98,7 @@ describe.runIf(NODE_HAS_ARGON2)(`argon2 hashes on Node ${process.versions.node}`
     ['a wrong password', 'peter', 'Iceberg'],
     ['a version Node does not derive', 'olga', 'iceberg'],
     ['a cost beyond the bound', 'hugo', 'iceberg'],
+    ['a salt too short', 'sam', 'iceberg'],
   ])('%s: 401 invalid_grant', async (_what, username, password) => {
     const answer = await passwordGrant(username, password);
     expect(answer.status).toBe(401);
@@ -101,12 +108,13 @@ describe.runIf(NODE_HAS_ARGON2)(`argon2 hashes on Node ${process.versions.node}`
     });
   });
 
-  it('the start names the two hashes it cannot check, once each', () => {
+  it('the start names the three hashes it cannot check, once each', () => {
     expect(serve.stderr().trimEnd().split('\n')).toEqual([
       unsupported('algorithm "argon2" version 1.0 (only 1.3 is derived)'),
       unsupported(
         'algorithm "argon2" with 5 iterations, 4194304 KiB and parallelism 1 (at most 100, 1048576 KiB and 64)',
       ),
+      unsupported('algorithm "argon2" with a 4-byte salt and a 32-byte hash (at least 8 and 4)'),
     ]);
   });
 });
