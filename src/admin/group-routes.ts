@@ -7,7 +7,16 @@ import { badRequest, conflict } from './errors.js';
 import { groupInput, parseBody } from './input.js';
 import { addNames, findGroup, realmRoleList, removeNames, roleNamesOf } from './resources.js';
 import { groupOut, realmIdOf, roleOut, userOut } from './representations.js';
-import { created, editing, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+import {
+  created,
+  editing,
+  handle,
+  keycloakOf,
+  keycloakRealmOf,
+  page,
+  queryParam,
+  type AdminContext,
+} from './http.js';
 
 const G = '/:realm/groups';
 
@@ -147,12 +156,11 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
     router.get(
       `${G}/:id/role-mappings/realm${composite ? '/composite' : ''}`,
       handle(async (req, res) => {
-        const p = await ctx.provider(req);
-        const rep = keycloakOf(p);
+        const kc = keycloakRealmOf(await ctx.provider(req));
+        const rep = kc.representation;
         const { group, path } = findGroup(rep, String(req.params['id']));
-        const kc = p.realm.keycloak;
         const names = new Set(
-          composite && kc !== undefined
+          composite
             ? effectiveRoles(kc, { realmRoles: [], clientRoles: {}, groups: [path] }, false).realm
             : (group.realmRoles ?? []),
         );

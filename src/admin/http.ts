@@ -1,6 +1,7 @@
 // What every admin resource's routes share: the realms, the realm of a request, handlers that throw
 // AdminErrors, a change answered with 204, Keycloak's 201 with Location, query parameters and paging.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { KeycloakRealm } from '../fixtures/keycloak/model.js';
 import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import type { Provider } from '../realm/provider.js';
 import { changeRealm } from './edit.js';
@@ -23,14 +24,19 @@ export interface AdminContext {
   provider(req: Request): Promise<Provider>;
 }
 
-/** The realm's Keycloak representation; a realm read from mock-idp's own fixtures has none. */
-export function keycloakOf(p: Provider): KeycloakRealmRepresentation {
-  const rep = p.realm.keycloak?.representation;
-  if (rep === undefined)
+/** The realm's Keycloak model (its representation, roles and groups); a realm read from mock-idp's own fixtures has none. */
+export function keycloakRealmOf(p: Provider): KeycloakRealm {
+  const kc = p.realm.keycloak;
+  if (kc === undefined)
     throw badRequest(
       `Realm "${p.realm.name}" is read from mock-idp fixtures, not a Keycloak realm: the admin API changes Keycloak realms only`,
     );
-  return rep;
+  return kc;
+}
+
+/** The realm's Keycloak representation (see {@link keycloakRealmOf}). */
+export function keycloakOf(p: Provider): KeycloakRealmRepresentation {
+  return keycloakRealmOf(p).representation;
 }
 
 /** A handler that may be async and throw an AdminError. */

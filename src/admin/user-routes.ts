@@ -1,7 +1,7 @@
 // /admin/realms/{realm}/users: search, count, create, read, update, delete, reset-password, role mappings,
 // groups, sessions and logout.
 import type { Request, Router } from 'express';
-import type { RoleSet } from '../fixtures/keycloak/model.js';
+import type { KeycloakRealm } from '../fixtures/keycloak/model.js';
 import { groupPath } from '../fixtures/keycloak/convert.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
@@ -21,7 +21,16 @@ import {
   usersOf,
 } from './resources.js';
 import { groupOut, present, realmIdOf, roleOut, userOut } from './representations.js';
-import { created, editing, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
+import {
+  created,
+  editing,
+  handle,
+  keycloakOf,
+  keycloakRealmOf,
+  page,
+  queryParam,
+  type AdminContext,
+} from './http.js';
 
 const U = '/:realm/users';
 
@@ -147,6 +156,12 @@ function searchUsers(req: Request, users: readonly UserRepresentation[]): UserRe
     .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
 }
 
+/** The realm roles mapped to a user itself: its own, and the realm's default role (a service account has none). */
+function mappedRealmNames(kc: KeycloakRealm, user: UserRepresentation): Set<string> {
+  const own = user.realmRoles ?? [];
+  return new Set(user.serviceAccountClientId === undefined ? [kc.defaultRole, ...own] : own);
+}
+
 export function userRoutes(router: Router, ctx: AdminContext): void {
   router.get(
     U,
@@ -265,17 +280,12 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
   router.get(
     `${U}/:id/role-mappings`,
     handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      const rep = keycloakOf(p);
+      const kc = keycloakRealmOf(await ctx.provider(req));
+      const rep = kc.representation;
       const user = findUser(rep, String(req.params['id']));
-      const realmRoles = realmRoleList(rep, p.realm.keycloak);
-      const defaultRole = p.realm.keycloak?.defaultRole;
-      const names = addNames(
-        user.serviceAccountClientId === undefined && defaultRole !== undefined ? [defaultRole] : [],
-        user.realmRoles ?? [],
-      );
-      const realmMappings = realmRoles
-        .filter((r) => names.includes(r.name))
+      const names = mappedRealmNames(kc, user);
+      const realmMappings = realmRoleList(rep, kc)
+        .filter((r) => names.has(r.name))
         .map((r) => roleOut(r, realmIdOf(rep), false));
       const clientMappings: Record<string, unknown> = {};
       for (const c of rep.clients ?? []) {
@@ -296,58 +306,23 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
       );
     }),
   );
-  // The effective roles (Keycloak's `composite` views): through groups, the default role and composites.
-  const effectiveOf = (
-    p: Awaited<ReturnType<AdminContext['provider']>>,
-    user: UserRepresentation,
-  ): RoleSet =>
-    p.realm.keycloak === undefined ? { realm: [], client: new Map() } : userRolesOf(p.realm.keycloak, user);
-  router.get(
-    `${U}/:id/role-mappings/realm/composite`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      const rep = keycloakOf(p);
-      const names = new Set(effectiveOf(p, findUser(rep, String(req.params['id']))).realm);
-      res.json(
-        realmRoleList(rep, p.realm.keycloak)
-          .filter((r) => names.has(r.name))
-          .map((r) => roleOut(r, realmIdOf(rep), false)),
-      );
-    }),
-  );
-  router.get(
-    `${U}/:id/role-mappings/clients/:client/composite`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      const rep = keycloakOf(p);
-      const user = findUser(rep, String(req.params['id']));
-      const client = findClient(rep, String(req.params['client']));
-      const names = new Set(effectiveOf(p, user).client.get(client.clientId) ?? []);
-      res.json(
-        (rep.roles?.client?.[client.clientId] ?? [])
-          .filter((r) => names.has(r.name))
-          .map((r) => roleOut(r, client.id ?? '', true)),
-      );
-    }),
-  );
-  router.get(
-    `${U}/:id/role-mappings/realm`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      const rep = keycloakOf(p);
-      const user = findUser(rep, String(req.params['id']));
-      const defaultRole = p.realm.keycloak?.defaultRole;
-      const names = addNames(
-        user.serviceAccountClientId === undefined && defaultRole !== undefined ? [defaultRole] : [],
-        user.realmRoles ?? [],
-      );
-      res.json(
-        realmRoleList(rep, p.realm.keycloak)
-          .filter((r) => names.includes(r.name))
-          .map((r) => roleOut(r, realmIdOf(rep), false)),
-      );
-    }),
-  );
+  // The user's own realm roles, and Keycloak's `composite` view: its effective ones (through groups, the default
+  // role and composites).
+  for (const composite of [false, true])
+    router.get(
+      `${U}/:id/role-mappings/realm${composite ? '/composite' : ''}`,
+      handle(async (req, res) => {
+        const kc = keycloakRealmOf(await ctx.provider(req));
+        const rep = kc.representation;
+        const user = findUser(rep, String(req.params['id']));
+        const names = composite ? new Set(userRolesOf(kc, user).realm) : mappedRealmNames(kc, user);
+        res.json(
+          realmRoleList(rep, kc)
+            .filter((r) => names.has(r.name))
+            .map((r) => roleOut(r, realmIdOf(rep), false)),
+        );
+      }),
+    );
   router.post(
     `${U}/:id/role-mappings/realm`,
     editing(ctx, (req, p) => (rep) => {
@@ -369,21 +344,27 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
     }),
   );
 
-  // Client role mappings (the client by its id).
-  router.get(
-    `${U}/:id/role-mappings/clients/:client`,
-    handle(async (req, res) => {
-      const rep = keycloakOf(await ctx.provider(req));
-      const user = findUser(rep, String(req.params['id']));
-      const client = findClient(rep, String(req.params['client']));
-      const mapped = user.clientRoles?.[client.clientId] ?? [];
-      res.json(
-        (rep.roles?.client?.[client.clientId] ?? [])
-          .filter((r) => mapped.includes(r.name))
-          .map((r) => roleOut(r, client.id ?? '', true)),
-      );
-    }),
-  );
+  // Client role mappings (the client by its id): the user's own, and the `composite` view (effective ones).
+  for (const composite of [false, true])
+    router.get(
+      `${U}/:id/role-mappings/clients/:client${composite ? '/composite' : ''}`,
+      handle(async (req, res) => {
+        const kc = keycloakRealmOf(await ctx.provider(req));
+        const rep = kc.representation;
+        const user = findUser(rep, String(req.params['id']));
+        const client = findClient(rep, String(req.params['client']));
+        const names = new Set(
+          composite
+            ? (userRolesOf(kc, user).client.get(client.clientId) ?? [])
+            : (user.clientRoles?.[client.clientId] ?? []),
+        );
+        res.json(
+          (rep.roles?.client?.[client.clientId] ?? [])
+            .filter((r) => names.has(r.name))
+            .map((r) => roleOut(r, client.id ?? '', true)),
+        );
+      }),
+    );
   router.get(
     `${U}/:id/role-mappings/clients/:client/available`,
     handle(async (req, res) => {
