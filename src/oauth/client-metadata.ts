@@ -5,8 +5,10 @@ import {
   AUTH_METHODS,
   GRANT_TYPES,
   defaultGrants,
+  isRequestObjectAlg,
   type AuthMethod,
   type GrantType,
+  type RequestObjectAlg,
 } from '../fixtures/schema.js';
 import type { ClientMetadata, SigningAlg } from '../fixtures/registered-client.js';
 import { signsEs256 } from '../tokens/versions.js';
@@ -167,9 +169,9 @@ function checkSigningAlg(body: Body, field: string, realm: Realm): SigningAlg | 
 }
 
 /** `request_object_signing_alg` (OIDC Registration 2): one of the algs request objects are verified with. */
-function checkRequestObjectAlg(body: Body): 'none' | 'RS256' | 'ES256' | undefined {
+function checkRequestObjectAlg(body: Body): RequestObjectAlg | undefined {
   const alg = optionalString(body, 'request_object_signing_alg');
-  if (alg === undefined || alg === 'none' || alg === 'RS256' || alg === 'ES256') return alg;
+  if (alg === undefined || isRequestObjectAlg(alg)) return alg;
   throw invalidMetadata(`request_object_signing_alg: "${alg}" is not supported (none, RS256 or ES256)`);
 }
 

@@ -1,6 +1,6 @@
 // GET /.well-known/openid-configuration: the interface document's fields and values for the request's issuer.
 import type { RequestHandler } from 'express';
-import { SUBJECT_TYPES } from '../../fixtures/schema.js';
+import { REQUEST_OBJECT_ALGS, SUBJECT_TYPES } from '../../fixtures/schema.js';
 import { RESPONSE_TYPES } from '../../oauth/authorize.js';
 import {
   REQUEST_OBJECT_ENCRYPTION_ALGS,
@@ -45,7 +45,7 @@ function discoveryDocument(
     subject_types_supported: [...SUBJECT_TYPES],
     id_token_signing_alg_values_supported: ['RS256', 'ES256'],
     userinfo_signing_alg_values_supported: ['RS256', 'ES256'],
-    request_object_signing_alg_values_supported: ['none', 'RS256', 'ES256'],
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
     request_object_encryption_alg_values_supported: [...REQUEST_OBJECT_ENCRYPTION_ALGS],
     request_object_encryption_enc_values_supported: [...REQUEST_OBJECT_ENCRYPTION_ENCS],
     response_modes_supported: ['query', 'fragment', 'form_post'],
