@@ -11,7 +11,8 @@ import type {
 import { effectiveRoles, groupsWithParents, inScope } from '../fixtures/keycloak/roles.js';
 import type { Client, Subject } from '../fixtures/realm.js';
 
-type KeycloakTarget = 'access' | 'id' | 'userinfo' | 'introspection';
+/** Where released claims go: a token, the userinfo answer, or an introspection answer. */
+export type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
 
 /** What the claims are for: the subject, the client (none: the realm's defaults) and the requested scopes. */
 interface KeycloakView {
@@ -100,7 +101,7 @@ function rolesOf(view: KeycloakView, user: KeycloakUser): RoleSet {
 const flag = (m: KeycloakMapper, key: string): boolean => m.config.get(key) === 'true';
 
 /** Whether the mapper writes into `target`; userinfo follows the ID token and introspection the access token when unset. */
-function writesInto(m: KeycloakMapper, target: KeycloakTarget): boolean {
+function writesInto(m: KeycloakMapper, target: ClaimTarget): boolean {
   switch (target) {
     case 'access':
       return flag(m, 'access.token.claim');
@@ -287,7 +288,7 @@ const prefixed = (m: KeycloakMapper, key: string, names: readonly string[]): str
   names.map((n) => `${m.config.get(key) ?? ''}${n}`);
 
 /** The subject's claims for `target`, mapper by mapper. */
-export function keycloakClaims(view: KeycloakView, target: KeycloakTarget): Claims {
+export function keycloakClaims(view: KeycloakView, target: ClaimTarget): Claims {
   const { kc } = view;
   const out: Claims = {};
   const user = userOf(kc, view.subject);

@@ -1,9 +1,7 @@
 // Which user claim goes into which token: the interface document's "Appears in" column.
 import type { Client, Realm, Subject } from '../fixtures/realm.js';
-import { keycloakClaims, PROVIDER_CLAIMS } from './keycloak-claims.js';
+import { keycloakClaims, PROVIDER_CLAIMS, type ClaimTarget } from './keycloak-claims.js';
 import { leavesOut, type ApiVersion } from './versions.js';
-
-type ClaimTarget = 'access' | 'id' | 'userinfo' | 'introspection';
 
 const BOTH: ClaimTarget[] = ['access', 'id', 'userinfo', 'introspection'];
 const ID_ONLY: ClaimTarget[] = ['id', 'userinfo'];
