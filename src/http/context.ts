@@ -1,7 +1,9 @@
 // Per-request helpers shared by endpoint handlers: the issuer, parsed parameters, JSON answers.
 import type { Request, Response } from 'express';
+import { authenticateClient, type AuthenticatedClient } from '../oauth/client-auth.js';
 import { Params } from '../oauth/params.js';
 import type { RealmContext } from '../realm/context.js';
+import { PATHS } from '../realm/paths.js';
 import { requestOrigin } from './origin.js';
 
 /** The realm base URL of this request (set by the realm router). */
@@ -14,7 +16,7 @@ export function issuerOf(res: Response): string {
  * with back-channel URLs that follow the request, `paths` under the request's own realm base URL as well
  * (what discovery named for this client).
  */
-export function assertionAudiences(
+function assertionAudiences(
   p: RealmContext,
   req: Request,
   res: Response,
@@ -23,6 +25,29 @@ export function assertionAudiences(
   const issuer = issuerOf(res);
   const bases = p.backchannelDynamic ? [issuer, p.backchannelBaseFor(requestOrigin(req))] : [issuer];
   return [issuer, ...new Set(bases.flatMap((base) => paths.map((path) => base + path)))];
+}
+
+/**
+ * The client of a back-channel request to the endpoint at `path` (a realm path), authenticated as at the token
+ * endpoint (a client assertion may name the token endpoint or this one), and named in the request's log line.
+ * With the audiences such an assertion may name (a grant's own assertions may name them too).
+ */
+export async function authenticateAt(
+  p: RealmContext,
+  req: Request,
+  res: Response,
+  params: Params,
+  path: string,
+): Promise<AuthenticatedClient & { audiences: string[] }> {
+  const paths = path === PATHS.token ? [PATHS.token] : [PATHS.token, path];
+  const audiences = assertionAudiences(p, req, res, paths);
+  const authenticated = await authenticateClient(p, {
+    authorization: req.headers.authorization,
+    params,
+    audiences,
+  });
+  noteForLog(res, { client: authenticated.client.id });
+  return { ...authenticated, audiences };
 }
 
 /** Query (GET) or urlencoded body (POST) as single-valued parameters. */

@@ -1,7 +1,8 @@
 // The DPoP proof of a request to a realm endpoint: its `DPoP` headers as received, checked against the
 // request's method and the endpoint's URL (under the issuer, or the origin the request came to).
 import type { Request, Response } from 'express';
-import { verifyDPoPProof, type DPoPProof } from '../oauth/dpop.js';
+import { DPoPRefusal, verifyDPoPProof, type DPoPProof } from '../oauth/dpop.js';
+import { invalidDPoPProof } from '../oauth/errors.js';
 import type { RealmContext } from '../realm/context.js';
 import { realmBasePath } from '../realm/paths.js';
 import { issuerOf } from './context.js';
@@ -24,4 +25,19 @@ export function dpopProofOf(
     urls,
     ...(accessToken !== undefined ? { accessToken } : {}),
   });
+}
+
+/** The proof of a request for tokens (at the token endpoint, or pushed with a request): refused, invalid_dpop_proof. */
+export async function tokenRequestProofOf(
+  p: RealmContext,
+  req: Request,
+  res: Response,
+  path: string,
+): Promise<DPoPProof | undefined> {
+  try {
+    return await dpopProofOf(p, req, res, path);
+  } catch (err) {
+    if (err instanceof DPoPRefusal) throw invalidDPoPProof(`Invalid DPoP proof: ${err.message}`);
+    throw err;
+  }
 }

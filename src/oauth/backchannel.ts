@@ -1,11 +1,12 @@
 // What the device flow (RFC 8628) and CIBA poll mode share: a request stored until the user decides, polled at
 // the token endpoint (authorization_pending, slow_down on the mock clock, access_denied, expired_token), a
 // decision from the /device page or the QA API, and the token set of an approved request, once.
-import type { Client } from '../fixtures/realm.js';
+import { isDisabled, type Client } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import type { BackchannelRequest } from '../store/state-store.js';
 import type { Grant } from '../tokens/claims.js';
 import { invalidGrant, OAuthError } from './errors.js';
+import { signedIn } from './grants/grant.js';
 
 /** What slow_down adds to a request's interval (RFC 8628 §3.5). */
 const SLOW_DOWN_STEP_S = 5;
@@ -133,28 +134,10 @@ export async function approvedGrant(
   const subject = username !== undefined ? p.realm.users.get(username) : undefined;
   if (username === undefined || subject === undefined)
     throw invalidGrant(`${what} not valid: user "${username ?? ''}" no longer exists`);
+  if (isDisabled(p.realm, username)) throw invalidGrant(`${what} not valid: user "${username}" is disabled`);
+  const { scopes, apiVersion } = request;
   const authTime = request.decidedAt ?? p.clock.nowSeconds();
-  const { id: sessionId } = await p.openSession({
-    clientId: client.id,
-    issuer,
-    username,
-    sub: subject.sub,
-    authTime,
-  });
-  return {
-    client,
-    subject,
-    serviceAccount: false,
-    scopes: request.scopes,
-    sessionId,
-    authTime,
-    apiVersion: request.apiVersion,
-  };
-}
-
-/** A Keycloak realm's user that is disabled cannot sign in, here as at authorize. */
-export function isDisabled(p: RealmContext, username: string): boolean {
-  return p.realm.keycloak?.users.get(username)?.enabled === false;
+  return signedIn(p, { client, issuer }, { user: subject, scopes, apiVersion, authTime });
 }
 
 /** `XXXX-XXXX` from what a person typed (any case, with or without the dash or spaces); undefined if not 8 letters. */

@@ -19,7 +19,7 @@ interface ClientAuthInput {
   audiences: string[];
 }
 
-interface AuthenticatedClient {
+export interface AuthenticatedClient {
   client: Client;
   method: AuthMethod;
 }

@@ -2,10 +2,9 @@
 // GET lists the requests held (the inspector shows the pending ones, with their binding_message).
 import express from 'express';
 import { z } from 'zod';
-import { userByHint } from '../fixtures/realm.js';
+import { isDisabled, userByHint } from '../fixtures/realm.js';
 import {
   decideBackchannel,
-  isDisabled,
   normaliseUserCode,
   statusAt,
   type BackchannelKind,
@@ -86,7 +85,7 @@ export function deviceRoutes(p: Provider): express.Router {
         throw invalidRequest(
           `Invalid device decision: user: "${body.user.slice(0, 60)}" is no user of this realm`,
         );
-      if (isDisabled(p, username))
+      if (isDisabled(p.realm, username))
         throw invalidRequest(`Invalid device decision: user: "${username}" is disabled and cannot sign in`);
     }
     const result = await decideBackchannel(p, 'device', id, body.decision, username);

@@ -1,8 +1,7 @@
 // GET|POST /protocol/openid-connect/auth: issues codes and front-channel tokens; the browser's session, login_hint or the login page picks the user.
 import type { Request, RequestHandler, Response } from 'express';
 import type { RealmContext } from '../../realm/context.js';
-import type { Client, Subject } from '../../fixtures/realm.js';
-import { userByHint } from '../../fixtures/realm.js';
+import { isDisabled, userByHint, type Client, type Subject } from '../../fixtures/realm.js';
 import {
   checkAuthorizeRequest,
   issueAuthorizeResponse,
@@ -213,7 +212,7 @@ async function authenticate(
   const hint = params.get('login_hint');
   const named = hint !== undefined ? userByHint(p.realm, hint) : undefined;
   // A Keycloak realm's disabled user cannot sign in: the login page says so, as Keycloak's does.
-  const disabled = named !== undefined && p.realm.keycloak?.users.get(named.username)?.enabled === false;
+  const disabled = named !== undefined && isDisabled(p.realm, named.username);
   const hinted = disabled ? undefined : named;
   if (hinted !== undefined && reusable?.username !== hinted.username) {
     // login_hint naming a user stands for that user's credentials: a real login.

@@ -2,13 +2,12 @@
 // device code and a user code, and the page at /device, where a person enters that code, picks a user on the
 // login page and approves (or cancels: the device hears access_denied).
 import type { RequestHandler } from 'express';
-import { userByHint } from '../../fixtures/realm.js';
-import { authenticateClient } from '../../oauth/client-auth.js';
-import { decideBackchannel, deviceRequestByUserCode, isDisabled } from '../../oauth/backchannel.js';
+import { isDisabled, userByHint } from '../../fixtures/realm.js';
+import { decideBackchannel, deviceRequestByUserCode } from '../../oauth/backchannel.js';
 import { authorizeDevice } from '../../oauth/grants/device-code.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
-import { assertionAudiences, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { authenticateAt, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { sendDeviceCodePage, sendDeviceDonePage, sendLoginPage } from '../pages.js';
 
 export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
@@ -16,12 +15,7 @@ export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
     const params = paramsOf(req);
     const issuer = issuerOf(res);
     // As at the token endpoint; an assertion may name this endpoint too.
-    const { client } = await authenticateClient(p, {
-      authorization: req.headers.authorization,
-      params,
-      audiences: assertionAudiences(p, req, res, [PATHS.token, PATHS.deviceAuthorization]),
-    });
-    noteForLog(res, { client: client.id });
+    const { client } = await authenticateAt(p, req, res, params, PATHS.deviceAuthorization);
     sendNoStore(res, await authorizeDevice(p, client, params, issuer));
   };
 }
@@ -56,7 +50,7 @@ export function devicePageHandler(p: RealmContext): RequestHandler {
     }
     const hint = params.get('login_hint');
     const user = hint !== undefined ? userByHint(p.realm, hint) : undefined;
-    const disabled = user !== undefined && isDisabled(p, user.username);
+    const disabled = user !== undefined && isDisabled(p.realm, user.username);
     if (user !== undefined && !disabled) {
       const decided = await decideBackchannel(p, 'device', request.id, 'approve', user.username);
       if (decided.ok) {

@@ -1,24 +1,17 @@
 // POST /protocol/openid-connect/token/introspect: resource servers ask whether a token is active.
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
-import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { introspect } from '../../oauth/introspect.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { verifyToken } from '../../tokens/verify.js';
-import { assertionAudiences, noteForLog, noteWhy, paramsOf, sendNoStore } from '../context.js';
+import { authenticateAt, noteWhy, paramsOf, sendNoStore } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
 
 export function introspectHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
-    const audiences = assertionAudiences(p, req, res, [PATHS.token, PATHS.introspect]);
-    const { client, method } = await authenticateClient(p, {
-      authorization: req.headers.authorization,
-      params,
-      audiences,
-    });
-    noteForLog(res, { client: client.id });
+    const { client, method } = await authenticateAt(p, req, res, params, PATHS.introspect);
     // Introspection is for confidential callers (resource servers); Keycloak answers a public client so.
     if (method === 'none')
       throw new OAuthError(

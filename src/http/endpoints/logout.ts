@@ -3,12 +3,11 @@ import type { RequestHandler } from 'express';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { RealmContext } from '../../realm/context.js';
 import { sessionIdOf, verifyOwnToken } from '../../tokens/verify.js';
-import { authenticateClient } from '../../oauth/client-auth.js';
 import { invalidGrant, invalidRequest } from '../../oauth/errors.js';
 import { browserSession, clearedCookies } from '../../oauth/browser-session.js';
 import { isRegisteredPostLogoutRedirect } from '../../oauth/redirect-uri.js';
 import type { Session } from '../../store/state-store.js';
-import { issuerOf, noteForLog, paramsOf } from '../context.js';
+import { authenticateAt, issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendLoggedOutPage } from '../pages.js';
 import { PATHS } from '../../realm/paths.js';
 
@@ -40,12 +39,7 @@ export function logoutHandler(p: RealmContext): RequestHandler {
     const refreshToken = params.get('refresh_token');
     if (req.method === 'POST' && refreshToken !== undefined) {
       // Back-channel logout by a confidential client, as Keycloak's adapters do it.
-      const { client } = await authenticateClient(p, {
-        authorization: req.headers.authorization,
-        params,
-        audiences: [issuer, issuer + PATHS.token, issuer + PATHS.logout],
-      });
-      noteForLog(res, { client: client.id });
+      const { client } = await authenticateAt(p, req, res, params, PATHS.logout);
       const verified = await verifyOwnToken(p, refreshToken);
       if (verified?.kind !== 'refresh') throw invalidGrant('Invalid refresh token');
       if (verified.claims['azp'] !== client.id)

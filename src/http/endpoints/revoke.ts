@@ -2,20 +2,14 @@
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
 import { verifyOwnToken } from '../../tokens/verify.js';
-import { authenticateClient } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
-import { assertionAudiences, noteForLog, paramsOf } from '../context.js';
+import { authenticateAt, paramsOf } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
 
 export function revokeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
-    const { client } = await authenticateClient(p, {
-      authorization: req.headers.authorization,
-      params,
-      audiences: assertionAudiences(p, req, res, [PATHS.token, PATHS.revoke]),
-    });
-    noteForLog(res, { client: client.id });
+    const { client } = await authenticateAt(p, req, res, params, PATHS.revoke);
     const token = params.require('token');
     const verified = await verifyOwnToken(p, token);
     // RFC 7009 §2.2: an invalid or unknown token is not an error.

@@ -2,13 +2,11 @@
 // token set response.
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
-import { authenticateClient } from '../../oauth/client-auth.js';
-import { DPoPRefusal, type DPoPProof } from '../../oauth/dpop.js';
 import { invalidDPoPProof, invalidRequest, OAuthError } from '../../oauth/errors.js';
 import { TOKEN_GRANTS } from '../../oauth/grants/registry.js';
 import { issueTokenSet, tokenResponseJson } from '../../oauth/token-set.js';
-import { assertionAudiences, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
-import { dpopProofOf } from '../dpop.js';
+import { authenticateAt, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { tokenRequestProofOf } from '../dpop.js';
 import { PATHS } from '../../realm/paths.js';
 
 const SUPPORTED = [...TOKEN_GRANTS.keys()].join(', ');
@@ -29,20 +27,8 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     // Only a known value reaches the log line: request text could forge log lines.
     noteForLog(res, { grant: definition.type });
     const issuer = issuerOf(res);
-    const audiences = assertionAudiences(p, req, res, [PATHS.token]);
-    const { client, method } = await authenticateClient(p, {
-      authorization: req.headers.authorization,
-      params,
-      audiences,
-    });
-    noteForLog(res, { client: client.id });
-    let dpop: DPoPProof | undefined;
-    try {
-      dpop = await dpopProofOf(p, req, res, PATHS.token);
-    } catch (err) {
-      if (err instanceof DPoPRefusal) throw invalidDPoPProof(`Invalid DPoP proof: ${err.message}`);
-      throw err;
-    }
+    const { client, method, audiences } = await authenticateAt(p, req, res, params, PATHS.token);
+    const dpop = await tokenRequestProofOf(p, req, res, PATHS.token);
     if (dpop === undefined && client.dpop === 'required')
       throw invalidDPoPProof(`Client "${client.id}" requires a DPoP proof: send a DPoP header`);
     const grant = await definition.handle(p, {

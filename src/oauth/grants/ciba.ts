@@ -2,10 +2,10 @@
 // backchannel authentication endpoint for a user named by login_hint to approve a sign-in on their own device;
 // the decision comes from POST /mock/ciba (or by itself after clients.{id}.cibaAutoApproveSeconds), and the
 // client polls the token endpoint with its auth_req_id.
-import { userByHint, type Client } from '../../fixtures/realm.js';
+import { isDisabled, userByHint, type Client } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
-import { approvedGrant, DEFAULT_INTERVAL_S, isDisabled, pollBackchannel } from '../backchannel.js';
+import { approvedGrant, DEFAULT_INTERVAL_S, pollBackchannel } from '../backchannel.js';
 import { invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
 import { versionedGrant } from '../version-rules.js';
 import type { Params } from '../params.js';
@@ -90,7 +90,7 @@ export async function authenticateBackchannel(
       'unknown_user_id',
       `login_hint "${hint.slice(0, 60)}" names no user: give a username, or BID: or : followed by a national id`,
     );
-  if (isDisabled(p, user.username))
+  if (isDisabled(p.realm, user.username))
     throw new OAuthError('unknown_user_id', `The user login_hint names is disabled: they cannot sign in`);
   const { apiVersion, scopes } = versionedGrant(p.realm, client, grantScopes(p.realm, client, asked));
   const bindingMessage = bindingMessageOf(params);

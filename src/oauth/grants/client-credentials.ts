@@ -3,7 +3,7 @@ import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { unauthorizedClient } from '../errors.js';
 import { versionedGrant } from '../version-rules.js';
-import type { GrantDefinition, GrantRequest } from './grant.js';
+import { signedIn, type GrantDefinition, type GrantRequest } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
 async function grantClientCredentials(
@@ -21,20 +21,8 @@ async function grantClientCredentials(
       `Public client "${client.id}" is not allowed to retrieve a service account: client_credentials needs client credentials`,
     );
   }
-  const { apiVersion, scopes } = versionedGrant(
-    p.realm,
-    client,
-    clientCredentialsScopes(p.realm, client, parseScope(params.get('scope'))),
-  );
-  const now = p.clock.nowSeconds();
-  const subject = client.serviceAccount;
-  const { id: sessionId } = await p.openSession({
-    clientId: client.id,
-    issuer,
-    sub: subject.sub,
-    authTime: now,
-  });
-  return { client, subject, serviceAccount: true, scopes, sessionId, authTime: now, apiVersion };
+  const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
+  return signedIn(p, { client, issuer }, versionedGrant(p.realm, client, scopes));
 }
 
 export const clientCredentialsGrant = {

@@ -1,11 +1,12 @@
 // What one grant module exports: its name, the form parameters it reads, whether its token response carries
 // an ID token, and its token-endpoint handler. The registry (registry.ts) lists them all.
-import type { Client } from '../../fixtures/realm.js';
+import type { Client, Subject } from '../../fixtures/realm.js';
 import type { AuthMethod } from '../../fixtures/schema.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { DPoPProof } from '../dpop.js';
 import type { Grant } from '../../tokens/claims.js';
 import type { Params } from '../params.js';
+import type { ApiVersion } from '../../tokens/versions.js';
 
 /** A token request after client authentication. */
 export interface GrantRequest {
@@ -44,4 +45,26 @@ export interface GrantDefinition<Type extends string = string> {
   readonly handle?: (ctx: RealmContext, request: GrantRequest) => Grant | Promise<Grant>;
   /** The response's shape, for a grant whose request decides it (else a refresh token, and issuesIdToken). */
   readonly shape?: (params: Params) => TokenResponseShape;
+}
+
+/**
+ * A grant whose request signs its subject in (a password, an assertion, the client's own credentials, an
+ * approved device or CIBA request): a new session for the client, and what its tokens are made of. `user`
+ * absent: the client's service account.
+ */
+export async function signedIn(
+  p: RealmContext,
+  { client, issuer }: { client: Client; issuer: string },
+  granted: { user?: Subject; scopes: string[]; apiVersion: ApiVersion; authTime?: number },
+): Promise<Grant> {
+  const { user, scopes, apiVersion, authTime = p.clock.nowSeconds() } = granted;
+  const subject = user ?? client.serviceAccount;
+  const { id: sessionId } = await p.openSession({
+    clientId: client.id,
+    issuer,
+    ...(user !== undefined ? { username: user.username } : {}),
+    sub: subject.sub,
+    authTime,
+  });
+  return { client, subject, serviceAccount: user === undefined, scopes, sessionId, authTime, apiVersion };
 }

@@ -3,7 +3,7 @@
 // for that user, as if they had signed in.
 import { createLocalJWKSet, decodeJwt } from 'jose';
 import { Clock } from '../../clock.js';
-import type { Subject } from '../../fixtures/realm.js';
+import { isDisabled, type Subject } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import { ASSERTION_TOLERANCE_S } from '../../store/state-store.js';
 import type { Grant } from '../../tokens/claims.js';
@@ -11,7 +11,7 @@ import { CLIENT_KEY_ALGS, ClientJwtRefusal, verifyClientJwt } from '../client-jw
 import { invalidGrant, unauthorizedClient } from '../errors.js';
 import { versionedGrant } from '../version-rules.js';
 import { grantScopes, parseScope } from '../scopes.js';
-import type { GrantDefinition, GrantRequest } from './grant.js';
+import { signedIn, type GrantDefinition, type GrantRequest } from './grant.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
@@ -58,20 +58,14 @@ async function grantJwtBearer(
   const named = userNamed(p, sub);
   if (named === undefined)
     throw invalidGrant(`Invalid assertion: sub "${sub}" is neither a username nor a user's sub`);
-  const { apiVersion, scopes } = versionedGrant(
+  if (isDisabled(p.realm, named.username))
+    throw invalidGrant(`Invalid assertion: user "${named.username}" is disabled`);
+  const granted = versionedGrant(
     p.realm,
     client,
     grantScopes(p.realm, client, parseScope(params.get('scope'))),
   );
-  const now = p.clock.nowSeconds();
-  const { id: sessionId } = await p.openSession({
-    clientId: client.id,
-    issuer,
-    username: named.username,
-    sub: named.user.sub,
-    authTime: now,
-  });
-  return { client, subject: named.user, serviceAccount: false, scopes, sessionId, authTime: now, apiVersion };
+  return signedIn(p, { client, issuer }, { user: named.user, ...granted });
 }
 
 export const jwtBearerGrant = {

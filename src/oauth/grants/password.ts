@@ -2,11 +2,12 @@
 // client that lists the grant. Wrong, unknown and password-less users get one answer (no enumeration).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { matchesHash } from '../../fixtures/keycloak/credentials.js';
+import { isDisabled } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { OAuthError, unauthorizedClient } from '../errors.js';
 import { versionedGrant } from '../version-rules.js';
-import type { GrantDefinition, GrantRequest } from './grant.js';
+import { signedIn, type GrantDefinition, type GrantRequest } from './grant.js';
 import { grantScopes, parseScope } from '../scopes.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
@@ -37,22 +38,13 @@ async function grantPassword(p: RealmContext, { client, params, issuer }: GrantR
     !(samePassword(password, user.password) || (await matchesStoredHash(p, user.username, password)))
   )
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
-  if (p.realm.keycloak?.users.get(user.username)?.enabled === false)
-    throw new OAuthError('invalid_grant', 'Account disabled', 400);
-  const { apiVersion, scopes } = versionedGrant(
+  if (isDisabled(p.realm, user.username)) throw new OAuthError('invalid_grant', 'Account disabled', 400);
+  const granted = versionedGrant(
     p.realm,
     client,
     grantScopes(p.realm, client, parseScope(params.get('scope'))),
   );
-  const now = p.clock.nowSeconds();
-  const { id: sessionId } = await p.openSession({
-    clientId: client.id,
-    issuer,
-    username,
-    sub: user.sub,
-    authTime: now,
-  });
-  return { client, subject: user, serviceAccount: false, scopes, sessionId, authTime: now, apiVersion };
+  return signedIn(p, { client, issuer }, { user, ...granted });
 }
 
 export const passwordGrant = {
