@@ -2,6 +2,7 @@
 import { hash } from 'node:crypto';
 import { parse as parseCookies } from 'cookie';
 import { jwtVerify } from 'jose';
+import { isDisabled } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import { hmacKey, signHs256 } from '../tokens/sign.js';
 import type { Session } from '../store/state-store.js';
@@ -50,7 +51,9 @@ export async function browserSession(
   );
   if (session === undefined || !session.browser || session.sub !== payload.sub) return undefined;
   const user = session.username !== undefined ? p.realm.users.get(session.username) : undefined;
-  return user?.sub === session.sub ? session : undefined;
+  // A user removed or disabled since (as Keycloak): the browser signs in again.
+  if (user === undefined || isDisabled(p.realm, user.username)) return undefined;
+  return user.sub === session.sub ? session : undefined;
 }
 
 interface CookieScope {

@@ -1,5 +1,5 @@
 // RFC 7662 introspection answers, with the interface document's attribute rules (no nbf, aud, jti).
-import type { Client, Subject } from '../fixtures/realm.js';
+import { isDisabled, type Client, type Subject } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import type { VerifiedToken } from '../tokens/verify.js';
 import { boundJkt } from './dpop.js';
@@ -31,6 +31,18 @@ function nninFor(
   const scope = verified.claims['scope'];
   const scopes = typeof scope === 'string' ? scope.split(' ') : [];
   return releasedClaims({ realm: p.realm, subject: user, scopes, nninEligible: true }, 'id')['nnin_altsub'];
+}
+
+/**
+ * Why a valid token is inactive all the same, as Keycloak's introspection decides: the user of the session it
+ * belongs to was removed from the realm or is disabled. Undefined for any other token (a service account's,
+ * one minted offline whose session this server never held).
+ */
+export async function barredUser(p: RealmContext, verified: VerifiedToken): Promise<string | undefined> {
+  const username = (await p.store.activeSession(verified.sessionId))?.username;
+  if (username === undefined) return undefined;
+  if (!p.realm.users.has(username)) return `its user "${username}" is no longer in the realm`;
+  return isDisabled(p.realm, username) ? `its user "${username}" is disabled` : undefined;
 }
 
 /** What `caller` (a resource server) may learn about a token: `verified`, or none (inactive). */

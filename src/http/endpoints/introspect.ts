@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
 import { OAuthError } from '../../oauth/errors.js';
-import { introspect } from '../../oauth/introspect.js';
+import { barredUser, introspect } from '../../oauth/introspect.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { verifyToken } from '../../tokens/verify.js';
 import { authenticateAt, noteWhy, paramsOf, sendNoStore } from '../context.js';
@@ -22,6 +22,8 @@ export function introspectHandler(p: RealmContext): RequestHandler {
     const token = params.require('token');
     const verdict = await verifyToken(p, token);
     if (!verdict.ok) noteWhy(res, describeRefusal(p, verdict.refusal));
-    sendNoStore(res, introspect(p, client, verdict.ok ? verdict.token : undefined));
+    const barred = verdict.ok ? await barredUser(p, verdict.token) : undefined;
+    if (barred !== undefined) noteWhy(res, `the token is valid, but ${barred}`);
+    sendNoStore(res, introspect(p, client, verdict.ok && barred === undefined ? verdict.token : undefined));
   };
 }

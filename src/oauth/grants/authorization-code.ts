@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { invalidDPoPProof, invalidGrant, invalidRequest, unauthorizedClient } from '../errors.js';
-import type { GrantDefinition, GrantRequest } from './grant.js';
+import { sessionUser, type GrantDefinition, type GrantRequest } from './grant.js';
 import type { CodeGrant } from '../../store/state-store.js';
 
 function checkPkce(code: CodeGrant, verifier: string | undefined): void {
@@ -64,8 +64,7 @@ export async function grantAuthorizationCode(
     );
   const session = await p.store.activeSession(code.sessionId);
   if (session === undefined) throw invalidGrant('Session not active');
-  const subject = p.realm.users.get(code.username);
-  if (subject === undefined) throw invalidGrant(`User "${code.username}" no longer exists`);
+  const subject = sessionUser(p.realm, code.username);
   await p.store.markCodeSpent(code);
   return {
     client,

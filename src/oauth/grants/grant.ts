@@ -1,6 +1,7 @@
 // What one grant module exports: its name, the form parameters it reads, whether its token response carries
 // an ID token, and its token-endpoint handler. The registry (registry.ts) lists them all.
-import type { Client, Subject } from '../../fixtures/realm.js';
+import { isDisabled, type Client, type Realm, type Subject } from '../../fixtures/realm.js';
+import { invalidGrant } from '../errors.js';
 import type { AuthMethod } from '../../fixtures/schema.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { DPoPProof } from '../dpop.js';
@@ -67,4 +68,15 @@ export async function signedIn(
     authTime,
   });
   return { client, subject, serviceAccount: user === undefined, scopes, sessionId, authTime, apiVersion };
+}
+
+/**
+ * The user of a session a code or refresh token continues, while they may use it: as Keycloak, refused once
+ * removed from the realm, and with "User disabled" while disabled (enabled again, the session works again).
+ */
+export function sessionUser(realm: Realm, username: string): Subject {
+  const user = realm.users.get(username);
+  if (user === undefined) throw invalidGrant(`User "${username}" no longer exists`);
+  if (isDisabled(realm, username)) throw invalidGrant('User disabled');
+  return user;
 }

@@ -5,7 +5,7 @@ import type { Grant } from '../../tokens/claims.js';
 import { boundJkt, type DPoPProof } from '../dpop.js';
 import { explained, invalidDPoPProof, invalidGrant, unauthorizedClient } from '../errors.js';
 import { explainRefusal } from '../refusal.js';
-import type { GrantDefinition, GrantRequest } from './grant.js';
+import { sessionUser, type GrantDefinition, type GrantRequest } from './grant.js';
 import { narrowScopes, parseScope } from '../scopes.js';
 import { methodOfAcr, SERVED_VERSIONS, type ApiVersion, type Method } from '../../tokens/versions.js';
 
@@ -82,8 +82,7 @@ async function grantRefreshToken(p: RealmContext, { client, params, dpop }: Gran
       ...carriedAuth(claims, p.realm.brand.word),
     };
   }
-  const subject = p.realm.users.get(session.username);
-  if (subject === undefined) throw invalidGrant(`User "${session.username}" no longer exists`);
+  const subject = sessionUser(p.realm, session.username);
   return {
     client,
     subject,

@@ -1,6 +1,7 @@
 // grant_type=urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693) as Keycloak's standard token exchange:
 // an active access token of this realm becomes a token of the calling client for the same user and session.
 // Like Keycloak's, it writes no `act` claim: the new token's `azp` is the caller, its `aud` the `audience`.
+import { isDisabled } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import { grantAudiences, type Grant } from '../../tokens/claims.js';
 import { verifyToken } from '../../tokens/verify.js';
@@ -127,6 +128,8 @@ async function grantTokenExchange(
       : p.realm.clients.get(String(claims['azp']))?.serviceAccount;
   if (subject === undefined)
     throw invalidRequest('Invalid token: the user of the subject_token no longer exists');
+  if (session.username !== undefined && isDisabled(p.realm, session.username))
+    throw invalidRequest('Invalid token: the user of the subject_token is disabled');
   // The new token continues the subject token's sign-in: its user, session, method and interface version
   // (not the calling client's apiVersion).
   const carried = carriedAuth(claims, p.realm.brand.word);
