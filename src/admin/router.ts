@@ -10,6 +10,7 @@ import { realmRoutes } from './realm-routes.js';
 import { userRolesOf } from './resources.js';
 import { userRoutes } from './user-routes.js';
 import { clientRoutes } from './client-routes.js';
+import { clientScopeRoutes } from './client-scope-routes.js';
 import { mapperRoutes } from './mapper-routes.js';
 import { scopeRoutes } from './scope-routes.js';
 import { roleRoutes } from './role-routes.js';
@@ -53,6 +54,7 @@ export function adminRouter(realms: AdminRealms): express.Router {
   userRoutes(router, ctx);
   clientRoutes(router, ctx);
   mapperRoutes(router, ctx);
+  clientScopeRoutes(router, ctx);
   scopeRoutes(router, ctx);
   roleRoutes(router, ctx);
   groupRoutes(router, ctx);
