@@ -4,6 +4,7 @@
 import KcAdminClient from '@keycloak/keycloak-admin-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
+import { readAnswer, type Answer } from './http.js';
 import type { Claims } from './jwt.js';
 import type { TestIdp } from './server.js';
 
@@ -61,4 +62,24 @@ export function serviceAccessToken(
   secret: string,
 ): Promise<Claims> {
   return grantClaims(idp, realm, clientId, secret, (config) => client.clientCredentialsGrant(config));
+}
+
+/**
+ * A request to `/admin/realms/{realm}{path}` with `kc`'s admin token and a JSON body, for the answers (status,
+ * headers, error bodies) the admin client does not show.
+ */
+export async function adminRequest(
+  idp: Pick<TestIdp, 'url'>,
+  kc: KcAdminClient,
+  realm: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer<Record<string, unknown>>> {
+  const response = await fetch(`${idp.url}/admin/realms/${realm}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${kc.accessToken ?? ''}`, 'content-type': 'application/json' },
+    ...(body !== undefined && method !== 'GET' ? { body: JSON.stringify(body) } : {}),
+  });
+  return readAnswer<Record<string, unknown>>(response);
 }

@@ -4,8 +4,8 @@
 import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, passwordAccessToken } from '../helpers/admin.js';
-import { postForm, readAnswer, type Answer } from '../helpers/http.js';
+import { adminClient, adminRequest, passwordAccessToken } from '../helpers/admin.js';
+import { postForm, type Answer } from '../helpers/http.js';
 import { decode } from '../helpers/jwt.js';
 import { useIdp } from '../helpers/server.js';
 
@@ -38,14 +38,8 @@ async function groupId(name: string): Promise<string> {
 }
 
 /** A request to /admin/realms/acme with the admin token, for what the admin client has no method for. */
-async function admin(method: string, path: string, body?: unknown): Promise<Answer<unknown>> {
-  const response = await fetch(`${idp.url}/admin/realms/acme${path}`, {
-    method,
-    headers: { authorization: `Bearer ${kc.accessToken ?? ''}`, 'content-type': 'application/json' },
-    ...(body !== undefined && method !== 'GET' ? { body: JSON.stringify(body) } : {}),
-  });
-  return readAnswer<unknown>(response);
-}
+const admin = (method: string, path: string, body?: unknown): Promise<Answer<unknown>> =>
+  adminRequest(idp, kc, 'acme', method, path, body);
 
 /** The access token claims of a user of acme through web-app (password grant). */
 const webAppClaims = (username: string, password: string) =>

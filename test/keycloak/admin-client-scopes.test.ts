@@ -7,8 +7,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminClient } from '../helpers/admin.js';
-import { readAnswer } from '../helpers/http.js';
+import { adminClient, adminRequest } from '../helpers/admin.js';
 import { useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
@@ -67,14 +66,8 @@ const hardcoded = (name: string, value: string) => ({
 const scopeNames = (list: { name?: string }[]) => list.map((s) => s.name);
 
 /** A request under /admin/realms/acme with the admin token, for answers the admin client hides. */
-async function admin(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${idp.url}/admin/realms/acme${path}`, {
-    method,
-    headers: { authorization: `Bearer ${kc.accessToken ?? ''}`, 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return readAnswer<Record<string, unknown>>(response);
-}
+const admin = (method: string, path: string, body?: unknown) =>
+  adminRequest(idp, kc, 'acme', method, path, body);
 
 describe("the realm's client scopes", () => {
   it("lists Keycloak's built-in scopes beside the file's, each with an id, their mappers with ids", async () => {

@@ -4,8 +4,7 @@
 import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, passwordAccessToken } from '../helpers/admin.js';
-import { readAnswer } from '../helpers/http.js';
+import { adminClient, adminRequest, passwordAccessToken } from '../helpers/admin.js';
 import { useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
@@ -35,14 +34,8 @@ const hardcoded = (name: string, claim: string, value: string) => ({
 });
 
 /** A request to web-app's protocol mappers with the admin token, for answers the admin client hides. */
-async function admin(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${idp.url}/admin/realms/acme/clients/${webApp}/protocol-mappers${path}`, {
-    method,
-    headers: { authorization: `Bearer ${kc.accessToken ?? ''}`, 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return readAnswer<Record<string, unknown>>(response);
-}
+const admin = (method: string, path: string, body?: unknown) =>
+  adminRequest(idp, kc, 'acme', method, `/clients/${webApp}/protocol-mappers${path}`, body);
 
 describe("a client's protocol mappers", () => {
   it('added: 201 with Location, listed and read with an id, and in the next token', async () => {
