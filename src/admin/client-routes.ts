@@ -60,7 +60,7 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
             (search ? c.clientId.toLowerCase().includes(clientId.toLowerCase()) : c.clientId === clientId),
         )
         .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
-      res.json(page(req, list, -1).map((c) => clientOut(rep.realm, c)));
+      res.json(page(req, list, -1).map((c) => clientOut(rep, c)));
     }),
   );
   router.post(
@@ -95,7 +95,7 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
     `${C}/:id`,
     handle(async (req, res) => {
       const rep = keycloakOf(await ctx.provider(req));
-      res.json(clientOut(rep.realm, findClient(rep, String(req.params['id']))));
+      res.json(clientOut(rep, findClient(rep, String(req.params['id']))));
     }),
   );
   router.put(

@@ -1,6 +1,8 @@
 // Keycloak's representations as the admin API answers them, made from the realm's stored representation:
 // Keycloak's defaults filled in, fields without a value left out (never null).
+import { mapperIdOf } from '../fixtures/keycloak/ids.js';
 import { nameUuid } from '../ids.js';
+import { clientScopes } from './client-scopes.js';
 import type {
   ClientRepresentation,
   GroupRepresentation,
@@ -83,7 +85,8 @@ export function secretOf(realm: string, c: ClientRepresentation): string {
     : nameUuid(realm, 'unshared client secret', c.clientId);
 }
 
-export function clientOut(realm: string, c: ClientRepresentation): Json {
+export function clientOut(rep: KeycloakRealmRepresentation, c: ClientRepresentation): Json {
+  const realm = rep.realm;
   const confidential = c.publicClient !== true && c.bearerOnly !== true;
   return present({
     ...c,
@@ -110,21 +113,9 @@ export function clientOut(realm: string, c: ClientRepresentation): Json {
     attributes: c.attributes ?? {},
     fullScopeAllowed: c['fullScopeAllowed'] ?? true,
     nodeReRegistrationTimeout: -1,
-    defaultClientScopes: c.defaultClientScopes ?? [
-      'web-origins',
-      'acr',
-      'roles',
-      'profile',
-      'basic',
-      'email',
-    ],
-    optionalClientScopes: c.optionalClientScopes ?? [
-      'address',
-      'phone',
-      'offline_access',
-      'organization',
-      'microprofile-jwt',
-    ],
+    defaultClientScopes: clientScopes(rep, c, 'default'),
+    optionalClientScopes: clientScopes(rep, c, 'optional'),
+    protocolMappers: c.protocolMappers?.map((m) => ({ ...m, id: mapperIdOf(rep.realm, c.clientId, m) })),
     access: { view: true, configure: true, manage: true },
   });
 }

@@ -155,6 +155,9 @@ describe("the realm's client scopes", () => {
     });
     expect(scopeNames(await kc.clients.listDefaultClientScopes({ id: after.id }))).toContain('house');
     expect(scopeNames(await kc.clients.listDefaultClientScopes({ id: before.id }))).not.toContain('house');
+    // The client's representation names them too.
+    expect((await kc.clients.findOne({ id: after.id }))?.defaultClientScopes).toContain('house');
+    expect((await kc.clients.findOne({ id: before.id }))?.defaultClientScopes).not.toContain('house');
     expect((await claims('', 'made-after', 'a'))['house']).toBe('acme');
     expect((await claims('', 'made-before', 'b'))['house']).toBeUndefined();
   });
