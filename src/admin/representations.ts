@@ -158,3 +158,30 @@ export function groupOut(
     access: { view: true, viewMembers: true, manageMembers: true, manage: true, manageMembership: true },
   });
 }
+
+/**
+ * Keycloak's MappingsRepresentation (a user's role mappings, a client's scope mappings): the realm roles, and
+ * by client the roles of each client that has some mapped; an empty part is left out.
+ */
+export function mappingsOut(
+  rep: KeycloakRealmRepresentation,
+  realmRoles: readonly RoleRepresentation[],
+  clientNames: (clientId: string) => readonly string[],
+): Json {
+  const clientMappings: Json = {};
+  for (const c of rep.clients ?? []) {
+    const names = clientNames(c.clientId);
+    const roles = (rep.roles?.client?.[c.clientId] ?? []).filter((r) => names.includes(r.name));
+    if (roles.length > 0)
+      clientMappings[c.clientId] = {
+        id: c.id,
+        client: c.clientId,
+        mappings: roles.map((r) => roleOut(r, c.id ?? '', true)),
+      };
+  }
+  return present({
+    realmMappings:
+      realmRoles.length > 0 ? realmRoles.map((r) => roleOut(r, realmIdOf(rep), false)) : undefined,
+    clientMappings: Object.keys(clientMappings).length > 0 ? clientMappings : undefined,
+  });
+}

@@ -13,7 +13,7 @@ import {
   scopeOf,
   setScope,
 } from './resources.js';
-import { realmIdOf, roleOut } from './representations.js';
+import { mappingsOut, realmIdOf, roleOut } from './representations.js';
 import { editing, handle, keycloakOf, type AdminContext } from './http.js';
 
 const S = '/:realm/clients/:id/scope-mappings';
@@ -41,18 +41,7 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
       const rep = keycloakOf(p);
       const scope = scopeOf(rep, findClient(rep, String(req.params['id'])).clientId);
       const realm = realmRoleList(rep, p.realm.keycloak).filter((r) => scope.realmRoles.includes(r.name));
-      const clients = Object.entries(scope.clientRoles).flatMap(([clientId, names]) => {
-        const container = (rep.clients ?? []).find((c) => c.clientId === clientId);
-        if (container === undefined) return [];
-        const mappings = (rep.roles?.client?.[clientId] ?? [])
-          .filter((r) => names.includes(r.name))
-          .map((r) => roleOut(r, container.id ?? '', true));
-        return [[clientId, { id: container.id, client: clientId, mappings }] as const];
-      });
-      res.json({
-        ...(realm.length > 0 ? { realmMappings: realm.map((r) => roleOut(r, realmIdOf(rep), false)) } : {}),
-        ...(clients.length > 0 ? { clientMappings: Object.fromEntries(clients) } : {}),
-      });
+      res.json(mappingsOut(rep, realm, (clientId) => scope.clientRoles[clientId] ?? []));
     }),
   );
   router.get(

@@ -20,7 +20,7 @@ import {
   userRolesOf,
   usersOf,
 } from './resources.js';
-import { groupOut, present, realmIdOf, roleOut, userOut } from './representations.js';
+import { groupOut, mappingsOut, realmIdOf, roleOut, userOut } from './representations.js';
 import {
   created,
   editing,
@@ -284,26 +284,8 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
       const rep = kc.representation;
       const user = findUser(rep, String(req.params['id']));
       const names = mappedRealmNames(kc, user);
-      const realmMappings = realmRoleList(rep, kc)
-        .filter((r) => names.has(r.name))
-        .map((r) => roleOut(r, realmIdOf(rep), false));
-      const clientMappings: Record<string, unknown> = {};
-      for (const c of rep.clients ?? []) {
-        const mapped = user.clientRoles?.[c.clientId] ?? [];
-        const roles = (rep.roles?.client?.[c.clientId] ?? []).filter((r) => mapped.includes(r.name));
-        if (roles.length > 0)
-          clientMappings[c.clientId] = {
-            id: c.id,
-            client: c.clientId,
-            mappings: roles.map((r) => roleOut(r, c.id ?? '', true)),
-          };
-      }
-      res.json(
-        present({
-          realmMappings: realmMappings.length > 0 ? realmMappings : undefined,
-          clientMappings: Object.keys(clientMappings).length > 0 ? clientMappings : undefined,
-        }),
-      );
+      const realm = realmRoleList(rep, kc).filter((r) => names.has(r.name));
+      res.json(mappingsOut(rep, realm, (clientId) => user.clientRoles?.[clientId] ?? []));
     }),
   );
   // The user's own realm roles, and Keycloak's `composite` view: its effective ones (through groups, the default
