@@ -11,6 +11,7 @@ import { discoveryHandler } from './endpoints/discovery.js';
 import { introspectHandler } from './endpoints/introspect.js';
 import { logoutHandler } from './endpoints/logout.js';
 import { parHandler } from './endpoints/par.js';
+import { realmInfoHandler } from './endpoints/realm-info.js';
 import { revokeHandler } from './endpoints/revoke.js';
 import {
   checkSessionInitHandler,
@@ -95,6 +96,7 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.get(PATHS.checkSessionStatus, checkSessionStatusHandler(p));
   realm.get(PATHS.thirdPartyCookiesStep1, thirdPartyCookiesHandler(p, 1));
   realm.get(PATHS.thirdPartyCookiesStep2, thirdPartyCookiesHandler(p, 2));
+  realm.get('/', realmInfoHandler(p));
   for (const [path, allow] of ALLOWED) {
     realm.all(path, (req) => {
       throw new OAuthError('invalid_request', `${req.method} is not allowed here: use ${allow}`, 405, {

@@ -2,7 +2,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import { calculateJwkThumbprint, importSPKI, jwtVerify, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/files.js';
 import { clientCredentials, introspect } from '../helpers/flows.js';
@@ -315,4 +315,30 @@ describe('JWKS (/certs)', () => {
       remove();
     }
   });
+});
+
+describe("the realm's public information (GET /realms/{realm}), as Keycloak's", () => {
+  it.each(['', '/'])(
+    'answers at the realm base%s: the RS256 key that signs tokens, the service URLs',
+    async (end) => {
+      const answer = await get(idp.issuer + end);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.headers.get('cache-control')).toBe('no-cache');
+      expect(answer.json).toEqual({
+        realm: 'fjord',
+        public_key: expect.stringMatching(/^MII[A-Za-z0-9+/=]+$/),
+        'token-service': `${idp.issuer}/protocol/openid-connect`,
+        'account-service': `${idp.issuer}/account`,
+        'tokens-not-before': 0,
+      });
+      // A client that verifies with this key (python-keycloak's public_key()) accepts the realm's tokens.
+      const pem = `-----BEGIN PUBLIC KEY-----\n${String(answer.json['public_key'])}\n-----END PUBLIC KEY-----`;
+      const token = (await clientCredentials(idp)).json.access_token;
+      const { payload } = await jwtVerify(token, await importSPKI(pem, 'RS256'), {
+        issuer: idp.issuer,
+        currentDate: idp.clock.now(),
+      });
+      expect(payload.azp).toBe('ledger-sync');
+    },
+  );
 });

@@ -1,0 +1,25 @@
+// GET /realms/{realm}: the realm's public information, as Keycloak's PublicRealmResource answers it; clients
+// such as python-keycloak's public_key() read the realm's RS256 public key here instead of from the JWKS.
+import { createPublicKey } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { RealmContext } from '../../realm/context.js';
+import { issuerOf, sendJson } from '../context.js';
+
+export function realmInfoHandler(p: RealmContext): RequestHandler {
+  return (_req, res) => {
+    const issuer = issuerOf(res);
+    const spki = createPublicKey(p.keys.active.privateKeyObject).export({ type: 'spki', format: 'der' });
+    sendJson(
+      res,
+      200,
+      {
+        realm: p.realm.name,
+        public_key: spki.toString('base64'),
+        'token-service': `${issuer}/protocol/openid-connect`,
+        'account-service': `${issuer}/account`,
+        'tokens-not-before': p.realm.tokens.notBeforePolicy,
+      },
+      { 'Cache-Control': 'no-cache' },
+    );
+  };
+}
