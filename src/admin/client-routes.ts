@@ -4,9 +4,10 @@ import type { Router } from 'express';
 import type { ClientRepresentation, RoleRepresentation } from '../fixtures/keycloak/schema.js';
 import { serviceAccountId } from '../fixtures/keycloak/ids.js';
 import { changeRealm } from './edit.js';
-import { badRequest, conflict, notFound } from './errors.js';
+import { badRequest, conflict } from './errors.js';
 import { clientInput, parseBody, roleInput } from './input.js';
 import {
+  clientRole,
   clientRolesOf,
   clientsOf,
   findClient,
@@ -198,12 +199,6 @@ export function clientRoutes(router: Router, ctx: AdminContext): void {
       created(req, res, name);
     }),
   );
-  const clientRole = (rep: Parameters<typeof findClient>[0], clientUuid: string, name: string) => {
-    const client = findClient(rep, clientUuid);
-    const role = rep.roles?.client?.[client.clientId]?.find((r) => r.name === name);
-    if (role === undefined) throw notFound('Could not find role');
-    return { client, role };
-  };
   router.get(
     `${C}/:id/roles/:role`,
     handle(async (req, res) => {

@@ -25,6 +25,24 @@ export function findUser(rep: Rep, id: string): UserRepresentation {
   return user;
 }
 
+/** Client `clientUuid`'s role `name`; 404 as Keycloak's for either unknown. */
+export function clientRole(
+  rep: Rep,
+  clientUuid: string,
+  name: string,
+): { client: ClientRepresentation; role: RoleRepresentation } {
+  const client = findClient(rep, clientUuid);
+  const role = rep.roles?.client?.[client.clientId]?.find((r) => r.name === name);
+  if (role === undefined) throw notFound('Could not find role');
+  return { client, role };
+}
+
+/** The realm roles mapped to a user itself: its own, and the realm's default role (a service account has none). */
+export function mappedRealmNames(kc: KeycloakRealm, user: UserRepresentation): Set<string> {
+  const own = user.realmRoles ?? [];
+  return new Set(user.serviceAccountClientId === undefined ? [kc.defaultRole, ...own] : own);
+}
+
 export function findClient(rep: Rep, id: string): ClientRepresentation {
   const client = rep.clients?.find((c) => c.id === id);
   if (client === undefined) throw notFound('Could not find client');

@@ -12,7 +12,9 @@ import { userRoutes } from './user-routes.js';
 import { clientRoutes } from './client-routes.js';
 import { clientScopeRoutes } from './client-scope-routes.js';
 import { mapperRoutes } from './mapper-routes.js';
+import { roleHolderRoutes } from './role-holder-routes.js';
 import { scopeRoutes } from './scope-routes.js';
+import { sessionRoutes } from './session-routes.js';
 import { roleRoutes } from './role-routes.js';
 import { groupRoutes } from './group-routes.js';
 
@@ -58,6 +60,8 @@ export function adminRouter(realms: AdminRealms): express.Router {
   scopeRoutes(router, ctx);
   roleRoutes(router, ctx);
   groupRoutes(router, ctx);
+  roleHolderRoutes(router, ctx);
+  sessionRoutes(router, ctx);
   router.use((req: Request) => {
     throw notFound('HTTP 404 Not Found', `No admin endpoint ${req.method} ${req.baseUrl}${req.path}`);
   });

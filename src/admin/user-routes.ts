@@ -1,7 +1,6 @@
 // /admin/realms/{realm}/users: search, count, create, read, update, delete, reset-password, role mappings,
-// groups, sessions and logout.
+// groups (sessions and logout: session-routes.ts).
 import type { Request, Router } from 'express';
-import type { KeycloakRealm } from '../fixtures/keycloak/model.js';
 import { groupPath } from '../fixtures/keycloak/convert.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
@@ -14,6 +13,7 @@ import {
   findClient,
   findGroup,
   findUser,
+  mappedRealmNames,
   roleNamesOf,
   realmRoleList,
   removeNames,
@@ -154,12 +154,6 @@ function searchUsers(req: Request, users: readonly UserRepresentation[]): UserRe
       });
     })
     .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
-}
-
-/** The realm roles mapped to a user itself: its own, and the realm's default role (a service account has none). */
-function mappedRealmNames(kc: KeycloakRealm, user: UserRepresentation): Set<string> {
-  const own = user.realmRoles ?? [];
-  return new Set(user.serviceAccountClientId === undefined ? [kc.defaultRole, ...own] : own);
 }
 
 export function userRoutes(router: Router, ctx: AdminContext): void {
@@ -408,39 +402,4 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         user.groups = groups;
       }),
     );
-
-  // Sessions.
-  router.get(
-    `${U}/:id/sessions`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      const user = findUser(keycloakOf(p), String(req.params['id']));
-      const sessions = (await p.store.sessions()).filter((s) => s.sub === user.id);
-      res.json(
-        sessions.map((s) => ({
-          id: s.id,
-          username: user.username,
-          userId: user.id,
-          ipAddress: '127.0.0.1',
-          start: s.authTime * 1000,
-          lastAccess: s.authTime * 1000,
-          rememberMe: false,
-          clients: Object.fromEntries(
-            s.clients.map((c) => [keycloakOf(p).clients?.find((x) => x.clientId === c)?.id ?? c, c]),
-          ),
-          transientUser: false,
-        })),
-      );
-    }),
-  );
-  router.post(
-    `${U}/:id/logout`,
-    handle(async (req, res) => {
-      const p = await ctx.provider(req);
-      const user = findUser(keycloakOf(p), String(req.params['id']));
-      for (const s of await p.store.sessions())
-        if (s.sub === user.id) await p.store.endSession(s.id, 'logout');
-      res.status(204).end();
-    }),
-  );
 }
