@@ -185,3 +185,41 @@ export function mappingsOut(
     clientMappings: Object.keys(clientMappings).length > 0 ? clientMappings : undefined,
   });
 }
+
+type Credential = NonNullable<UserRepresentation['credentials']>[number];
+
+/** A credential's id: its own, else derived from its user and place (a file's credentials often have none). */
+export const credentialIdOf = (
+  realm: string,
+  user: UserRepresentation,
+  c: Credential,
+  index: number,
+): string => c.id ?? nameUuid(realm, 'credential', user.id ?? user.username, String(index));
+
+/**
+ * What Keycloak 26 stores about a password it hashed itself (argon2, its defaults): a plain password of a
+ * realm file or of the admin API is shown as Keycloak would show it after hashing.
+ */
+const ARGON2_DATA = JSON.stringify({
+  hashIterations: 5,
+  algorithm: 'argon2',
+  additionalParameters: {
+    hashLength: ['32'],
+    memory: ['7168'],
+    type: ['id'],
+    version: ['1.3'],
+    parallelism: ['1'],
+  },
+});
+
+/** A credential as Keycloak's CredentialRepresentation lists it: no value, no secret data. */
+export function credentialOut(realm: string, user: UserRepresentation, c: Credential, index: number): Json {
+  const type = c.type ?? 'password';
+  return present({
+    id: credentialIdOf(realm, user, c, index),
+    type,
+    userLabel: c.userLabel,
+    createdDate: c.createdDate ?? user.createdTimestamp,
+    credentialData: c.credentialData ?? (type === 'password' ? ARGON2_DATA : '{}'),
+  });
+}

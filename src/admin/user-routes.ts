@@ -4,7 +4,7 @@ import type { Request, Router } from 'express';
 import { groupPath } from '../fixtures/keycloak/convert.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
-import { badRequest, conflict } from './errors.js';
+import { badRequest, conflict, notFound } from './errors.js';
 import { credentialInput, parseBody, userInput } from './input.js';
 import {
   addNames,
@@ -20,7 +20,15 @@ import {
   userRolesOf,
   usersOf,
 } from './resources.js';
-import { groupOut, mappingsOut, realmIdOf, roleOut, userOut } from './representations.js';
+import {
+  credentialIdOf,
+  credentialOut,
+  groupOut,
+  mappingsOut,
+  realmIdOf,
+  roleOut,
+  userOut,
+} from './representations.js';
 import {
   created,
   editing,
@@ -259,14 +267,40 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     `${U}/:id/reset-password`,
-    editing(ctx, (req) => {
+    editing(ctx, (req, p) => {
       const body = parseBody(credentialInput, req.body, 'credential representation');
       if (body.value === undefined || body.value === '') throw badRequest('Missing password value');
       if ((body.type ?? 'password') !== 'password') throw badRequest('Only a password can be reset');
+      const made = { id: p.ids.uuid('admin-credential'), createdDate: p.clock.now().getTime() };
       return (rep) => {
         const user = findUser(rep, String(req.params['id']));
-        user.credentials = [{ type: 'password', value: body.value, temporary: body.temporary ?? false }];
+        const others = (user.credentials ?? []).filter((c) => (c.type ?? 'password') !== 'password');
+        user.credentials = [
+          ...others,
+          { ...made, type: 'password', value: body.value, temporary: body.temporary ?? false },
+        ];
       };
+    }),
+  );
+  // A user's credentials as Keycloak lists them (never their secrets), and one removed.
+  router.get(
+    `${U}/:id/credentials`,
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const user = findUser(rep, String(req.params['id']));
+      res.json((user.credentials ?? []).map((c, i) => credentialOut(rep.realm, user, c, i)));
+    }),
+  );
+  router.delete(
+    `${U}/:id/credentials/:credential`,
+    editing(ctx, (req) => (rep) => {
+      const user = findUser(rep, String(req.params['id']));
+      const list = user.credentials ?? [];
+      const index = list.findIndex(
+        (c, i) => credentialIdOf(rep.realm, user, c, i) === req.params['credential'],
+      );
+      if (index < 0) throw notFound('Credential not found');
+      list.splice(index, 1);
     }),
   );
 

@@ -509,3 +509,54 @@ describe("where Keycloak's user representation carries no access map", () => {
     expect((await kc.users.findOne({ id: userId }))?.access).toMatchObject({ view: true });
   });
 });
+
+describe("a user's credentials", () => {
+  it('listed without their secrets, the password reset as a new credential, and removed: the password no longer signs in', async () => {
+    const { id } = await kc.users.create({
+      username: 'cred-user',
+      enabled: true,
+      credentials: [{ type: 'password', value: 'first-pw', temporary: false }],
+    });
+    const [first] = await kc.users.getCredentials({ id });
+    expect(first).toMatchObject({ type: 'password', id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(first).not.toHaveProperty('value');
+    expect(first).not.toHaveProperty('secretData');
+    expect(JSON.parse(first?.credentialData ?? '{}')).toMatchObject({ algorithm: 'argon2' });
+
+    const before = idp.clock.now().getTime();
+    await kc.users.resetPassword({
+      id,
+      credential: { type: 'password', value: 'second-pw', temporary: false },
+    });
+    const [second, ...rest] = await kc.users.getCredentials({ id });
+    expect(rest).toEqual([]);
+    expect(second?.id).not.toBe(first?.id);
+    expect(second?.createdDate).toBeGreaterThanOrEqual(before);
+    expect(second?.createdDate).toBeLessThanOrEqual(idp.clock.now().getTime());
+    expect((await webAppClaims('cred-user', 'second-pw'))['preferred_username']).toBe('cred-user');
+
+    await kc.users.deleteCredential({ id, credentialId: second?.id as string });
+    expect(await kc.users.getCredentials({ id })).toEqual([]);
+    const refused = await postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'web-app',
+      client_secret: 'web-secret',
+      username: 'cred-user',
+      password: 'second-pw',
+    });
+    expect([refused.status, refused.json['error']]).toEqual([401, 'invalid_grant']);
+    const again = await adminRequest(idp, kc, 'acme', 'DELETE', `/users/${id}/credentials/${second?.id}`);
+    expect([again.status, again.json]).toEqual([
+      404,
+      expect.objectContaining({ error: 'Credential not found' }),
+    ]);
+  });
+
+  it("a realm file's credential without an id is listed with one, by which it is removed", async () => {
+    const [dave] = await kc.users.find({ username: 'dave', exact: true });
+    const [cred] = await kc.users.getCredentials({ id: dave?.id as string });
+    expect(cred?.type).toBe('password');
+    await kc.users.deleteCredential({ id: dave?.id as string, credentialId: cred?.id as string });
+    expect(await kc.users.getCredentials({ id: dave?.id as string })).toEqual([]);
+  });
+});
