@@ -279,6 +279,9 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
           ...others,
           { ...made, type: 'password', value: body.value, temporary: body.temporary ?? false },
         ];
+        // As Keycloak: a temporary password asks for a new one at the next sign-in; a lasting one does not.
+        const actions = (user.requiredActions ?? []).filter((a) => a !== 'UPDATE_PASSWORD');
+        user.requiredActions = body.temporary === true ? [...actions, 'UPDATE_PASSWORD'] : actions;
       };
     }),
   );

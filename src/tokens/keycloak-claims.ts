@@ -82,6 +82,7 @@ function userOf(kc: KeycloakRealm, subject: Subject): KeycloakUser {
       emailVerified: false,
       attributes: new Map(),
       groups: [],
+      actionsPending: false,
     }
   );
 }

@@ -560,3 +560,40 @@ describe("a user's credentials", () => {
     expect(await kc.users.getCredentials({ id: dave?.id as string })).toEqual([]);
   });
 });
+
+describe('required actions', () => {
+  it.each([
+    ['a temporary password', { credentials: [{ type: 'password', value: 'tmp-pw', temporary: true }] }],
+    [
+      'a required action',
+      { credentials: [{ type: 'password', value: 'tmp-pw' }], requiredActions: ['VERIFY_EMAIL'] },
+    ],
+  ])('a user with %s: the password grant answers 400 "Account is not fully set up"', async (what, fields) => {
+    const username = `pending-${what.split(' ').pop() ?? ''}`;
+    await kc.users.create({ username, enabled: true, ...fields });
+    const refused = await postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'web-app',
+      client_secret: 'web-secret',
+      username,
+      password: 'tmp-pw',
+    });
+    expect([refused.status, refused.json]).toEqual([
+      400,
+      { error: 'invalid_grant', error_description: 'Account is not fully set up' },
+    ]);
+  });
+
+  it('done by resetting the password for good: the user signs in', async () => {
+    const { id } = await kc.users.create({
+      username: 'pending-reset',
+      enabled: true,
+      credentials: [{ type: 'password', value: 'tmp-pw', temporary: true }],
+    });
+    await kc.users.resetPassword({
+      id,
+      credential: { type: 'password', value: 'final-pw', temporary: false },
+    });
+    expect((await webAppClaims('pending-reset', 'final-pw'))['preferred_username']).toBe('pending-reset');
+  });
+});

@@ -39,6 +39,9 @@ async function grantPassword(p: RealmContext, { client, params, issuer }: GrantR
   )
     throw new OAuthError('invalid_grant', 'Invalid user credentials', 401);
   if (isDisabled(p.realm, user.username)) throw new OAuthError('invalid_grant', 'Account disabled', 400);
+  // A temporary password or another required action: Keycloak's sign-in page would ask for it first.
+  if (p.realm.keycloak?.users.get(user.username)?.actionsPending === true)
+    throw new OAuthError('invalid_grant', 'Account is not fully set up', 400);
   const granted = versionedGrant(
     p.realm,
     client,
