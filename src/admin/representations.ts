@@ -72,7 +72,7 @@ export function userOut(u: UserRepresentation, brief = false, withAccess = true)
     enabled: u.enabled ?? true,
     totp: false,
     disableableCredentialTypes: [],
-    requiredActions: Array.isArray(u['requiredActions']) ? u['requiredActions'] : [],
+    requiredActions: u.requiredActions ?? [],
     notBefore: typeof u['notBefore'] === 'number' ? u['notBefore'] : 0,
     access,
   });

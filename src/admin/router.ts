@@ -13,6 +13,7 @@ import { clientRoutes } from './client-routes.js';
 import { clientScopeRoutes } from './client-scope-routes.js';
 import { mapperRoutes } from './mapper-routes.js';
 import { roleHolderRoutes } from './role-holder-routes.js';
+import { profileRoutes } from './profile-routes.js';
 import { scopeRoutes } from './scope-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { roleRoutes } from './role-routes.js';
@@ -53,6 +54,8 @@ export function adminRouter(realms: AdminRealms): express.Router {
     },
   };
   realmRoutes(router, ctx);
+  // Before the users' routes: /users/profile is not a user.
+  profileRoutes(router, ctx);
   userRoutes(router, ctx);
   clientRoutes(router, ctx);
   mapperRoutes(router, ctx);

@@ -2,6 +2,7 @@
 // fetch where it has no method) against the acme realm JSON: what each answers, as Keycloak does, and what it
 // changes, down to the claims of the next token.
 import type KcAdminClient from '@keycloak/keycloak-admin-client';
+import { UnmanagedAttributePolicy } from '@keycloak/keycloak-admin-client/lib/defs/userProfileMetadata.js';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, adminRequest, passwordAccessToken } from '../helpers/admin.js';
@@ -595,5 +596,35 @@ describe('required actions', () => {
       credential: { type: 'password', value: 'final-pw', temporary: false },
     });
     expect((await webAppClaims('pending-reset', 'final-pw'))['preferred_username']).toBe('pending-reset');
+  });
+});
+
+describe('the user profile configuration', () => {
+  it("Keycloak's default, replaced by PUT (unmanaged attributes enabled, an attribute added), and its metadata", async () => {
+    const initial = await kc.users.getProfile();
+    expect(initial.attributes?.map((a) => a.name)).toEqual(['username', 'email', 'firstName', 'lastName']);
+    expect(initial.unmanagedAttributePolicy).toBeUndefined();
+    const wanted = {
+      ...initial,
+      unmanagedAttributePolicy: UnmanagedAttributePolicy.Enabled,
+      attributes: [...(initial.attributes ?? []), { name: 'department', displayName: 'Department' }],
+    };
+    expect(await kc.users.updateProfile(wanted)).toEqual(wanted);
+    expect(await kc.users.getProfile()).toEqual(wanted);
+    const metadata = await kc.users.getProfileMetadata();
+    expect(metadata.attributes?.find((a) => a.name === 'department')).toMatchObject({
+      displayName: 'Department',
+      required: false,
+    });
+    expect(metadata.attributes?.find((a) => a.name === 'email')?.required).toBe(true);
+  });
+
+  it('an attribute defined twice: 400, nothing changed', async () => {
+    const before = await kc.users.getProfile();
+    const answer = await adminRequest(idp, kc, 'acme', 'PUT', '/users/profile', {
+      attributes: [{ name: 'x' }, { name: 'x' }],
+    });
+    expect(answer.status).toBe(400);
+    expect(await kc.users.getProfile()).toEqual(before);
   });
 });
