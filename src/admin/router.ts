@@ -13,6 +13,7 @@ import { clientRoutes } from './client-routes.js';
 import { clientScopeRoutes } from './client-scope-routes.js';
 import { mapperRoutes } from './mapper-routes.js';
 import { roleHolderRoutes } from './role-holder-routes.js';
+import { keyRoutes } from './key-routes.js';
 import { profileRoutes } from './profile-routes.js';
 import { scopeRoutes } from './scope-routes.js';
 import { sessionRoutes } from './session-routes.js';
@@ -65,6 +66,7 @@ export function adminRouter(realms: AdminRealms): express.Router {
   groupRoutes(router, ctx);
   roleHolderRoutes(router, ctx);
   sessionRoutes(router, ctx);
+  keyRoutes(router, ctx);
   router.use((req: Request) => {
     throw notFound('HTTP 404 Not Found', `No admin endpoint ${req.method} ${req.baseUrl}${req.path}`);
   });

@@ -3,6 +3,7 @@
 // changes, down to the claims of the next token.
 import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { UnmanagedAttributePolicy } from '@keycloak/keycloak-admin-client/lib/defs/userProfileMetadata.js';
+import { importSPKI, jwtVerify } from 'jose';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, adminRequest, passwordAccessToken } from '../helpers/admin.js';
@@ -626,5 +627,33 @@ describe('the user profile configuration', () => {
     });
     expect(answer.status).toBe(400);
     expect(await kc.users.getProfile()).toEqual(before);
+  });
+});
+
+describe("the realm's keys", () => {
+  it('GET /keys: the active kid per algorithm, each key published in the JWKS, its public half verifying tokens', async () => {
+    const keys = await kc.realms.getKeys({ realm: 'acme' });
+    const { keys: jwks } = (await (
+      await fetch(`${idp.url}/realms/acme/protocol/openid-connect/certs`)
+    ).json()) as {
+      keys: { kid: string }[];
+    };
+    expect(Object.keys(keys.active ?? {}).sort()).toEqual(['ES256', 'RS256', 'RSA-OAEP']);
+    for (const k of keys.keys ?? []) expect(jwks.map((j) => j.kid)).toContain(k.kid);
+    const rs = keys.keys?.find((k) => k.kid === keys.active?.['RS256']);
+    const token = (
+      await postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
+        grant_type: 'client_credentials',
+        client_id: 'billing-job',
+        client_secret: 'job-secret',
+      })
+    ).json['access_token'] as string;
+    const pem = `-----BEGIN PUBLIC KEY-----\n${rs?.publicKey ?? ''}\n-----END PUBLIC KEY-----`;
+    const { payload } = await jwtVerify(token, await importSPKI(pem, 'RS256'), {
+      currentDate: idp.clock.now(),
+    });
+    expect(payload['azp']).toBe('billing-job');
+    const es = keys.keys?.find((k) => k.algorithm === 'ES256');
+    expect(es?.certificate).toMatch(/^MII/);
   });
 });
