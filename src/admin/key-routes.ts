@@ -1,15 +1,10 @@
 // GET /admin/realms/{realm}/keys: the realm's keys as Keycloak's KeyResource lists them (KeysMetadataRepresentation):
 // the kid of the active key per algorithm, and each key's public half (base64 DER), its certificate where it
 // has one (the ES256 key's), status and use.
-import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { publicKeyBase64 } from '../keys/key-store.js';
 import type { Router } from 'express';
 import { handle, keycloakOf, type AdminContext } from './http.js';
-
-/** A key's public half as base64 DER (SubjectPublicKeyInfo), as Keycloak's `publicKey` shows it. */
-const spki = (key: KeyObject): string =>
-  (key.type === 'public' ? key : createPublicKey(key))
-    .export({ type: 'spki', format: 'der' })
-    .toString('base64');
 
 export function keyRoutes(router: Router, ctx: AdminContext): void {
   router.get(
@@ -24,7 +19,7 @@ export function keyRoutes(router: Router, ctx: AdminContext): void {
         status: i === 0 ? 'ACTIVE' : 'PASSIVE',
         type: 'RSA',
         algorithm: 'RS256',
-        publicKey: spki(k.privateKeyObject),
+        publicKey: publicKeyBase64(k.privateKeyObject),
         use: 'SIG',
       }));
       const ecKey = await p.keys.ecKey();
@@ -39,7 +34,7 @@ export function keyRoutes(router: Router, ctx: AdminContext): void {
                 status: 'ACTIVE',
                 type: 'EC',
                 algorithm: 'ES256',
-                publicKey: spki(ecKey.privateKey),
+                publicKey: publicKeyBase64(ecKey.privateKey),
                 certificate: ecKey.x5c[0],
                 use: 'SIG',
               },
@@ -59,7 +54,7 @@ export function keyRoutes(router: Router, ctx: AdminContext): void {
             status: 'ACTIVE',
             type: 'RSA',
             algorithm: 'RSA-OAEP',
-            publicKey: spki(createPublicKey({ key: enc.publicJwk as JsonWebKey, format: 'jwk' })),
+            publicKey: publicKeyBase64(createPublicKey({ key: enc.publicJwk as JsonWebKey, format: 'jwk' })),
             use: 'ENC',
           },
         ],

@@ -14,6 +14,12 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
+/** A key's public half as base64 DER (SubjectPublicKeyInfo): how Keycloak's realm and key resources show it. */
+export function publicKeyBase64(key: KeyObject): string {
+  const pub = key.type === 'public' ? key : createPublicKey(key);
+  return pub.export({ type: 'spki', format: 'der' }).toString('base64');
+}
+
 /** Builds a signing key from a Node KeyObject; `kid` is the RFC 7638 thumbprint, stable for a fixed key. */
 export async function toSigningKey(key: KeyObject): Promise<SigningKey> {
   const privateJwk = key.export({ format: 'jwk' }) as JWK;

@@ -18,6 +18,17 @@ export async function adminClient(idp: Pick<TestIdp, 'url'>, realmName = 'master
   return kc;
 }
 
+/** openid-client's configuration of confidential client `clientId` (client_secret_basic), from discovery. */
+export function clientConfig(
+  idp: Pick<TestIdp, 'url'>,
+  realm: string,
+  clientId: string,
+  secret: string,
+): Promise<client.Configuration> {
+  const issuer = new URL(`${idp.url}/realms/${realm}`);
+  return client.discovery(issuer, clientId, undefined, client.ClientSecretBasic(secret), insecure);
+}
+
 /** A grant of `clientId` (client_secret_basic) through openid-client, its access token verified with jose. */
 async function grantClaims(
   idp: Pick<TestIdp, 'url' | 'clock'>,
@@ -27,14 +38,7 @@ async function grantClaims(
   grant: (config: client.Configuration) => Promise<client.TokenEndpointResponse>,
 ): Promise<Claims> {
   const issuer = `${idp.url}/realms/${realm}`;
-  const config = await client.discovery(
-    new URL(issuer),
-    clientId,
-    undefined,
-    client.ClientSecretBasic(secret),
-    insecure,
-  );
-  const tokens = await grant(config);
+  const tokens = await grant(await clientConfig(idp, realm, clientId, secret));
   const jwks = createRemoteJWKSet(new URL(`${issuer}/protocol/openid-connect/certs`));
   const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer, currentDate: idp.clock.now() });
   return payload as Claims;

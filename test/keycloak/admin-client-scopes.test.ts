@@ -7,7 +7,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, adminRequest } from '../helpers/admin.js';
+import { adminClient, adminRequest, clientConfig } from '../helpers/admin.js';
 import { useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
@@ -32,15 +32,7 @@ async function claims(
   secret = 'web-secret',
 ): Promise<Record<string, unknown>> {
   const issuer = `${idp.url}/realms/acme`;
-  const config = await client.discovery(
-    new URL(issuer),
-    clientId,
-    undefined,
-    client.ClientSecretBasic(secret),
-    {
-      execute: [client.allowInsecureRequests],
-    },
-  );
+  const config = await clientConfig(idp, 'acme', clientId, secret);
   const tokens = await client.genericGrantRequest(config, 'password', {
     username: 'bob',
     password: 'bob-pw',

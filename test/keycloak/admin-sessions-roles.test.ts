@@ -5,7 +5,7 @@ import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, adminRequest } from '../helpers/admin.js';
+import { adminClient, adminRequest, clientConfig } from '../helpers/admin.js';
 import { useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
@@ -18,13 +18,7 @@ beforeAll(async () => {
   kc = await adminClient(idp, 'acme');
   const [found] = await kc.clients.find({ clientId: 'web-app' });
   webApp = found?.id ?? '';
-  config = await client.discovery(
-    new URL(`${idp.url}/realms/acme`),
-    'web-app',
-    undefined,
-    client.ClientSecretBasic('web-secret'),
-    { execute: [client.allowInsecureRequests] },
-  );
+  config = await clientConfig(idp, 'acme', 'web-app', 'web-secret');
 });
 
 const admin = (method: string, path: string, body?: unknown) =>

@@ -6,7 +6,7 @@ import type KcAdminClient from '@keycloak/keycloak-admin-client';
 import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminClient } from '../helpers/admin.js';
+import { adminClient, clientConfig } from '../helpers/admin.js';
 import { useIdp } from '../helpers/server.js';
 
 const ACME = fileURLToPath(new URL('../fixtures-data/keycloak/acme-realm.json', import.meta.url));
@@ -16,13 +16,7 @@ let kc: KcAdminClient;
 let config: client.Configuration;
 beforeAll(async () => {
   kc = await adminClient(idp, 'acme');
-  config = await client.discovery(
-    new URL(`${idp.url}/realms/acme`),
-    'web-app',
-    undefined,
-    client.ClientSecretBasic('web-secret'),
-    { execute: [client.allowInsecureRequests] },
-  );
+  config = await clientConfig(idp, 'acme', 'web-app', 'web-secret');
 });
 
 async function userId(username: string): Promise<string> {
