@@ -21,7 +21,7 @@ import {
   type ScopeKind,
 } from './client-scopes.js';
 import { changeRealm } from './edit.js';
-import { badRequest, conflict, notFound } from './errors.js';
+import { badRequest, conflict } from './errors.js';
 import { parseBody } from './input.js';
 import { present } from './representations.js';
 import { findClient } from './resources.js';
@@ -126,11 +126,8 @@ export function clientScopeRoutes(router: Router, ctx: AdminContext): void {
       clientScopeList(rep)
         .filter((s) => names.includes(s.name))
         .map((s) => ({ id: scopeIdOf(rep, s), name: s.name }));
-    const scopeNamed = (rep: Rep, id: string): string => {
-      const scope = clientScopeList(rep).find((s) => scopeIdOf(rep, s) === id);
-      if (scope === undefined) throw notFound('Client scope not found');
-      return scope.name;
-    };
+    const scopeNamed = (rep: Rep, id: string): string =>
+      findClientScope(rep, id, 'Client scope not found').name;
 
     // A client's: added to this list (moved from the other), or removed.
     const C = `/:realm/clients/:id/${kind}-client-scopes`;

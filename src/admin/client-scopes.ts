@@ -51,10 +51,17 @@ export function clientScopeList(rep: Rep): ClientScopeRepresentation[] {
 export const scopeIdOf = (rep: Rep, s: ClientScopeRepresentation): string =>
   s.id ?? clientScopeIdOf(rep.realm, s.name);
 
-/** The client scope `id`, to read; 404 as Keycloak's for an unknown one. */
-export function findClientScope(rep: Rep, id: string): ClientScopeRepresentation {
+/**
+ * The client scope `id`, to read; 404 for an unknown one, with Keycloak's words (its client scope resource
+ * says `missing`'s default; linking one to a client or the realm says "Client scope not found").
+ */
+export function findClientScope(
+  rep: Rep,
+  id: string,
+  missing = 'Could not find client scope',
+): ClientScopeRepresentation {
   const scope = clientScopeList(rep).find((s) => scopeIdOf(rep, s) === id);
-  if (scope === undefined) throw notFound('Could not find client scope');
+  if (scope === undefined) throw notFound(missing);
   return scope;
 }
 

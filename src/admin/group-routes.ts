@@ -6,7 +6,7 @@ import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
 import { groupInput, parseBody } from './input.js';
 import { addNames, findGroup, realmRoleList, removeNames, roleNamesOf } from './resources.js';
-import { groupOut, realmIdOf, roleOut, userOut } from './representations.js';
+import { groupOut, realmRolesOut, userOut } from './representations.js';
 import {
   created,
   editing,
@@ -164,11 +164,7 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
             ? effectiveRoles(kc, { realmRoles: [], clientRoles: {}, groups: [path] }, false).realm
             : (group.realmRoles ?? []),
         );
-        res.json(
-          realmRoleList(rep, kc)
-            .filter((r) => names.has(r.name))
-            .map((r) => roleOut(r, realmIdOf(rep), false)),
-        );
+        res.json(realmRolesOut(rep, realmRoleList(rep, kc), (name) => names.has(name)));
       }),
     );
   for (const method of ['post', 'delete'] as const)

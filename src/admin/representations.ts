@@ -159,6 +159,26 @@ export function groupOut(
   });
 }
 
+/** The realm roles of `roles` whose names `keep` accepts, as Keycloak lists them. */
+export function realmRolesOut(
+  rep: KeycloakRealmRepresentation,
+  roles: readonly RoleRepresentation[],
+  keep: (name: string) => boolean,
+): Json[] {
+  return roles.filter((r) => keep(r.name)).map((r) => roleOut(r, realmIdOf(rep), false));
+}
+
+/** Client `client`'s roles whose names `keep` accepts, as Keycloak lists them. */
+export function clientRolesOut(
+  rep: KeycloakRealmRepresentation,
+  client: ClientRepresentation,
+  keep: (name: string) => boolean,
+): Json[] {
+  return (rep.roles?.client?.[client.clientId] ?? [])
+    .filter((r) => keep(r.name))
+    .map((r) => roleOut(r, client.id ?? '', true));
+}
+
 /**
  * Keycloak's MappingsRepresentation (a user's role mappings, a client's scope mappings): the realm roles, and
  * by client the roles of each client that has some mapped; an empty part is left out.
@@ -171,17 +191,11 @@ export function mappingsOut(
   const clientMappings: Json = {};
   for (const c of rep.clients ?? []) {
     const names = clientNames(c.clientId);
-    const roles = (rep.roles?.client?.[c.clientId] ?? []).filter((r) => names.includes(r.name));
-    if (roles.length > 0)
-      clientMappings[c.clientId] = {
-        id: c.id,
-        client: c.clientId,
-        mappings: roles.map((r) => roleOut(r, c.id ?? '', true)),
-      };
+    const mappings = clientRolesOut(rep, c, (name) => names.includes(name));
+    if (mappings.length > 0) clientMappings[c.clientId] = { id: c.id, client: c.clientId, mappings };
   }
   return present({
-    realmMappings:
-      realmRoles.length > 0 ? realmRoles.map((r) => roleOut(r, realmIdOf(rep), false)) : undefined,
+    realmMappings: realmRoles.length > 0 ? realmRolesOut(rep, realmRoles, () => true) : undefined,
     clientMappings: Object.keys(clientMappings).length > 0 ? clientMappings : undefined,
   });
 }

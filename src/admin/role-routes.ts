@@ -15,7 +15,7 @@ import {
   roleById,
   updateRole,
 } from './resources.js';
-import { realmIdOf, roleOut } from './representations.js';
+import { realmIdOf, realmRolesOut, roleOut } from './representations.js';
 import { created, editing, handle, keycloakOf, queryParam, rolesPage, type AdminContext } from './http.js';
 import type { KeycloakRealm } from '../fixtures/keycloak/model.js';
 
@@ -45,9 +45,8 @@ function compositesOf(
   kc: KeycloakRealm | undefined,
   role: RoleRepresentation,
 ): unknown[] {
-  const realm = realmRoleList(rep, kc)
-    .filter((r) => (role.composites?.realm ?? []).includes(r.name))
-    .map((r) => roleOut(r, realmIdOf(rep), false));
+  const composites = role.composites?.realm ?? [];
+  const realm = realmRolesOut(rep, realmRoleList(rep, kc), (name) => composites.includes(name));
   const clients = Object.entries(role.composites?.client ?? {}).flatMap(([clientId, names]) => {
     const client = rep.clients?.find((c) => c.clientId === clientId);
     return (rep.roles?.client?.[clientId] ?? [])

@@ -13,7 +13,7 @@ import {
   scopeOf,
   setScope,
 } from './resources.js';
-import { mappingsOut, realmIdOf, roleOut } from './representations.js';
+import { clientRolesOut, mappingsOut, realmRolesOut } from './representations.js';
 import { editing, handle, keycloakOf, type AdminContext } from './http.js';
 
 const S = '/:realm/clients/:id/scope-mappings';
@@ -54,7 +54,7 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
       const kept = new Set(
         effectiveScope(p, clientId, { realm: roles.map((r) => r.name), client: new Map() }).realm,
       );
-      res.json(roles.filter((r) => kept.has(r.name)).map((r) => roleOut(r, realmIdOf(rep), false)));
+      res.json(realmRolesOut(rep, roles, (name) => kept.has(name)));
     }),
   );
   router.get(
@@ -65,9 +65,11 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
       const { realmRoles } = scopeOf(rep, findClient(rep, String(req.params['id'])).clientId);
       const available = req.path.endsWith('/available');
       res.json(
-        realmRoleList(rep, p.realm.keycloak)
-          .filter((r) => realmRoles.includes(r.name) !== available)
-          .map((r) => roleOut(r, realmIdOf(rep), false)),
+        realmRolesOut(
+          rep,
+          realmRoleList(rep, p.realm.keycloak),
+          (name) => realmRoles.includes(name) !== available,
+        ),
       );
     }),
   );
@@ -95,7 +97,7 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
       const roles = rep.roles?.client?.[container.clientId] ?? [];
       const all: RoleSet = { realm: [], client: new Map([[container.clientId, roles.map((r) => r.name)]]) };
       const kept = new Set(effectiveScope(p, clientId, all).client.get(container.clientId) ?? []);
-      res.json(roles.filter((r) => kept.has(r.name)).map((r) => roleOut(r, container.id ?? '', true)));
+      res.json(clientRolesOut(rep, container, (name) => kept.has(name)));
     }),
   );
   router.get(
@@ -106,11 +108,7 @@ export function scopeRoutes(router: Router, ctx: AdminContext): void {
       const container = findClient(rep, String(req.params['client']));
       const names = scopeOf(rep, clientId).clientRoles[container.clientId] ?? [];
       const available = req.path.endsWith('/available');
-      res.json(
-        (rep.roles?.client?.[container.clientId] ?? [])
-          .filter((r) => names.includes(r.name) !== available)
-          .map((r) => roleOut(r, container.id ?? '', true)),
-      );
+      res.json(clientRolesOut(rep, container, (name) => names.includes(name) !== available));
     }),
   );
   for (const method of ['post', 'delete'] as const)

@@ -21,12 +21,12 @@ import {
   usersOf,
 } from './resources.js';
 import {
+  clientRolesOut,
   credentialIdOf,
   credentialOut,
   groupOut,
   mappingsOut,
-  realmIdOf,
-  roleOut,
+  realmRolesOut,
   userOut,
 } from './representations.js';
 import {
@@ -329,11 +329,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         const rep = kc.representation;
         const user = findUser(rep, String(req.params['id']));
         const names = composite ? new Set(userRolesOf(kc, user).realm) : mappedRealmNames(kc, user);
-        res.json(
-          realmRoleList(rep, kc)
-            .filter((r) => names.has(r.name))
-            .map((r) => roleOut(r, realmIdOf(rep), false)),
-        );
+        res.json(realmRolesOut(rep, realmRoleList(rep, kc), (name) => names.has(name)));
       }),
     );
   router.post(
@@ -371,11 +367,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
             ? (userRolesOf(kc, user).client.get(client.clientId) ?? [])
             : (user.clientRoles?.[client.clientId] ?? []),
         );
-        res.json(
-          (rep.roles?.client?.[client.clientId] ?? [])
-            .filter((r) => names.has(r.name))
-            .map((r) => roleOut(r, client.id ?? '', true)),
-        );
+        res.json(clientRolesOut(rep, client, (name) => names.has(name)));
       }),
     );
   router.get(
@@ -385,11 +377,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
       const user = findUser(rep, String(req.params['id']));
       const client = findClient(rep, String(req.params['client']));
       const mapped = user.clientRoles?.[client.clientId] ?? [];
-      res.json(
-        (rep.roles?.client?.[client.clientId] ?? [])
-          .filter((r) => !mapped.includes(r.name))
-          .map((r) => roleOut(r, client.id ?? '', true)),
-      );
+      res.json(clientRolesOut(rep, client, (name) => !mapped.includes(name)));
     }),
   );
   for (const method of ['post', 'delete'] as const)
