@@ -72,13 +72,19 @@ function mapperIn(body: unknown, id: string): MapperRepresentation {
   return { ...m, id: m.id ?? id, protocol: m.protocol ?? OIDC };
 }
 
-/** Adds `mappers` to the owner's: 409 when a name or an id is taken. */
+/**
+ * Adds `mappers` to the owner's: 409 when a name (within a protocol) or an id is taken. The names and ids held
+ * are looked up in sets, so a long add-models list costs time linear in its length.
+ */
 function addMappers(realm: string, owner: Owner, mappers: MapperRepresentation[]): void {
+  const nameOf = (m: MapperRepresentation): string => `${m.protocol ?? OIDC}\u0000${String(m.name)}`;
+  const names = new Set(owner.mappers.map(nameOf));
+  const ids = new Set(owner.mappers.map((x) => mapperIdOf(realm, owner.key, x)));
   for (const m of mappers) {
-    if (owner.mappers.some((x) => x.name === m.name && (x.protocol ?? OIDC) === m.protocol))
-      throw conflict('Protocol mapper exists with same name');
-    if (owner.mappers.some((x) => mapperIdOf(realm, owner.key, x) === m.id))
-      throw conflict(`Protocol mapper ${String(m.id)} already exists`);
+    if (names.has(nameOf(m))) throw conflict('Protocol mapper exists with same name');
+    if (ids.has(m.id as string)) throw conflict(`Protocol mapper ${String(m.id)} already exists`);
+    names.add(nameOf(m));
+    ids.add(m.id as string);
     owner.mappers.push(m);
   }
 }

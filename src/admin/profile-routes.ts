@@ -116,9 +116,11 @@ export function profileRoutes(router: Router, ctx: AdminContext): void {
     handle(async (req, res) => {
       const p = await ctx.provider(req);
       const profile = parseBody(profileSchema, req.body, 'user profile configuration');
-      const names = (profile.attributes ?? []).map((a) => a.name);
-      const twice = names.find((n, i) => names.indexOf(n) !== i);
-      if (twice !== undefined) throw cannotParse('unknown_error', `attribute "${twice}" is defined twice`);
+      const seen = new Set<string>();
+      for (const { name } of profile.attributes ?? []) {
+        if (seen.has(name)) throw cannotParse('unknown_error', `attribute "${name}" is defined twice`);
+        seen.add(name);
+      }
       await changeRealm(p, (rep) => {
         const all = (rep['components'] = components(rep) ?? {});
         const held = all[PROVIDER]?.[0];

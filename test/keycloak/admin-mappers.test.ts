@@ -90,6 +90,14 @@ describe("a client's protocol mappers", () => {
       { errorMessage: 'Protocol mapper exists with same name' },
     ],
     [
+      'two of one add-models list sharing a name',
+      'POST',
+      '/add-models',
+      [hardcoded('twin', 'a', 'x'), hardcoded('twin', 'b', 'y')],
+      409,
+      { errorMessage: 'Protocol mapper exists with same name' },
+    ],
+    [
       'no name',
       'POST',
       '/models',
