@@ -1,7 +1,7 @@
 // /admin/realms/{realm}/users: search, count, create, read, update, delete, reset-password, role mappings,
 // groups (sessions and logout: session-routes.ts).
 import type { Request, Router } from 'express';
-import { groupPath } from '../fixtures/keycloak/convert.js';
+import { groupPath, requiredActionsOf } from '../fixtures/keycloak/convert.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict, notFound } from './errors.js';
@@ -212,6 +212,8 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         });
         const added = users[users.length - 1] as UserRepresentation;
         if (added.email === undefined) delete added.email;
+        // As Keycloak: a temporary password asks for a new one at the next sign-in.
+        added.requiredActions = requiredActionsOf(added);
       });
       created(req, res, id);
     }),
@@ -225,8 +227,9 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
   );
   router.put(
     `${U}/:id`,
-    editing(ctx, (req) => {
+    editing(ctx, (req, p) => {
       const body = parseBody(userInput, req.body, 'user representation');
+      const made = { id: p.ids.uuid('admin-credential'), createdDate: p.clock.now().getTime() };
       return (rep) => {
         const user = findUser(rep, String(req.params['id']));
         const username = body.username?.trim().toLowerCase();
@@ -253,8 +256,13 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
           const password = credentials.find(
             (c) => (c.type ?? 'password') === 'password' && c.value !== undefined,
           );
-          if (password?.value !== undefined) user.credentials = [{ type: 'password', value: password.value }];
+          if (password?.value !== undefined) {
+            const others = (user.credentials ?? []).filter((c) => (c.type ?? 'password') !== 'password');
+            user.credentials = [...others, { ...made, ...password, type: 'password' }];
+          }
         }
+        // As Keycloak: a temporary password asks for a new one at the next sign-in.
+        user.requiredActions = requiredActionsOf(user);
       };
     }),
   );

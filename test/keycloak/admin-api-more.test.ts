@@ -586,6 +586,44 @@ describe('required actions', () => {
     ]);
   });
 
+  it.each([
+    ['created with a temporary password', { temporary: true }, ['UPDATE_PASSWORD']],
+    ['created with a lasting password', { temporary: false }, []],
+  ])(
+    'a user %s: its representation lists the required actions Keycloak adds',
+    async (what, credential, actions) => {
+      const { id } = await kc.users.create({
+        username: `listed-${String(credential.temporary)}`,
+        enabled: true,
+        credentials: [{ type: 'password', value: 'pw', ...credential }],
+      });
+      expect((await kc.users.findOne({ id }))?.requiredActions, what).toEqual(actions);
+    },
+  );
+
+  it('PUT /users/{id} with a temporary password: UPDATE_PASSWORD is listed and the password grant waits for it', async () => {
+    const { id } = await kc.users.create({
+      username: 'put-temporary',
+      enabled: true,
+      credentials: [{ type: 'password', value: 'first-pw' }],
+    });
+    expect((await webAppClaims('put-temporary', 'first-pw'))['preferred_username']).toBe('put-temporary');
+    await kc.users.update({ id }, { credentials: [{ type: 'password', value: 'tmp-pw', temporary: true }] });
+    expect((await kc.users.findOne({ id }))?.requiredActions).toEqual(['UPDATE_PASSWORD']);
+    expect((await kc.users.getCredentials({ id })).map((c) => c.type)).toEqual(['password']);
+    const refused = await postForm(`${idp.url}/realms/acme/protocol/openid-connect/token`, {
+      grant_type: 'password',
+      client_id: 'web-app',
+      client_secret: 'web-secret',
+      username: 'put-temporary',
+      password: 'tmp-pw',
+    });
+    expect([refused.status, refused.json]).toEqual([
+      400,
+      { error: 'invalid_grant', error_description: 'Account is not fully set up' },
+    ]);
+  });
+
   it('done by resetting the password for good: the user signs in', async () => {
     const { id } = await kc.users.create({
       username: 'pending-reset',
