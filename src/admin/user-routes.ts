@@ -1,7 +1,7 @@
 // /admin/realms/{realm}/users: search, count, create, read, update, delete, reset-password, role mappings,
 // groups (sessions and logout: session-routes.ts).
 import type { Request, Router } from 'express';
-import { groupPath, requiredActionsOf } from '../fixtures/keycloak/convert.js';
+import { groupPath, settleRequiredActions } from '../fixtures/keycloak/convert.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict, notFound } from './errors.js';
@@ -213,7 +213,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
         const added = users[users.length - 1] as UserRepresentation;
         if (added.email === undefined) delete added.email;
         // As Keycloak: a temporary password asks for a new one at the next sign-in.
-        added.requiredActions = requiredActionsOf(added);
+        settleRequiredActions(added);
       });
       created(req, res, id);
     }),
@@ -262,7 +262,7 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
           }
         }
         // As Keycloak: a temporary password asks for a new one at the next sign-in.
-        user.requiredActions = requiredActionsOf(user);
+        settleRequiredActions(user);
       };
     }),
   );

@@ -624,6 +624,31 @@ describe('required actions', () => {
     ]);
   });
 
+  it.each([
+    ['created with a temporary password', 'users'],
+    ['imported with a temporary password (partialImport)', 'partialImport'],
+  ])(
+    'a user %s, its UPDATE_PASSWORD then removed by PUT: the password grant signs it in',
+    async (_what, how) => {
+      const username = `cleared-${how.toLowerCase()}`;
+      const user = {
+        username,
+        enabled: true,
+        credentials: [{ type: 'password', value: 'tmp-pw', temporary: true }],
+      };
+      if (how === 'users') await kc.users.create(user);
+      else
+        expect(
+          (await admin('POST', '/partialImport', { ifResourceExists: 'FAIL', users: [user] })).status,
+        ).toBe(200);
+      const id = await userId(username);
+      expect((await kc.users.findOne({ id }))?.requiredActions).toEqual(['UPDATE_PASSWORD']);
+      await kc.users.update({ id }, { requiredActions: [] });
+      expect((await kc.users.findOne({ id }))?.requiredActions).toEqual([]);
+      expect((await webAppClaims(username, 'tmp-pw'))['preferred_username']).toBe(username);
+    },
+  );
+
   it('done by resetting the password for good: the user signs in', async () => {
     const { id } = await kc.users.create({
       username: 'pending-reset',

@@ -40,7 +40,7 @@ export function tokenHandler(p: RealmContext): RequestHandler {
       ...(dpop !== undefined ? { dpop } : {}),
     });
     if (!grant.serviceAccount) noteForLog(res, { user: grant.subject.username });
-    const shape = definition.shape?.(params);
+    const shape = definition.shape?.(params, client, p.realm);
     const idToken =
       (shape?.idToken ?? definition.issuesIdToken) &&
       !grant.serviceAccount &&
@@ -52,7 +52,10 @@ export function tokenHandler(p: RealmContext): RequestHandler {
       // bound to its client authentication.
       ...(dpop !== undefined ? { dpop: { jkt: dpop.jkt, bindsRefresh: method === 'none' } } : {}),
       ...(shape !== undefined
-        ? { refreshToken: shape.refreshToken, issuedTokenType: shape.issuedTokenType }
+        ? {
+            refreshToken: shape.refreshToken,
+            ...(shape.issuedTokenType !== undefined ? { issuedTokenType: shape.issuedTokenType } : {}),
+          }
         : {}),
     });
     sendNoStore(res, tokenResponseJson(issued, p.realm.brand.proof));

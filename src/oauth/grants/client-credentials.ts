@@ -3,7 +3,7 @@ import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { unauthorizedClient } from '../errors.js';
 import { versionedGrant } from '../version-rules.js';
-import { signedIn, type GrantDefinition, type GrantRequest } from './grant.js';
+import { signedIn, type GrantDefinition, type GrantRequest, type TokenResponseShape } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
 
 async function grantClientCredentials(
@@ -30,4 +30,9 @@ export const clientCredentialsGrant = {
   parameters: ['scope'],
   issuesIdToken: false,
   handle: grantClientCredentials,
+  // A Keycloak realm's client gets a refresh token only where it turned one on, as Keycloak's does.
+  shape: (_params, client, realm): TokenResponseShape => ({
+    refreshToken: realm.keycloak?.clients.get(client.id)?.refreshForClientCredentials ?? true,
+    idToken: false,
+  }),
 } as const satisfies GrantDefinition;

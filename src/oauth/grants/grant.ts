@@ -29,7 +29,7 @@ export interface TokenResponseShape {
   /** Whether an ID token is issued (when `openid` is granted to a user). */
   idToken: boolean;
   /** RFC 8693's `issued_token_type`. */
-  issuedTokenType: string;
+  issuedTokenType?: string;
 }
 
 export interface GrantDefinition<Type extends string = string> {
@@ -45,7 +45,7 @@ export interface GrantDefinition<Type extends string = string> {
    */
   readonly handle?: (ctx: RealmContext, request: GrantRequest) => Grant | Promise<Grant>;
   /** The response's shape, for a grant whose request decides it (else a refresh token, and issuesIdToken). */
-  readonly shape?: (params: Params) => TokenResponseShape;
+  readonly shape?: (params: Params, client: Client, realm: Realm) => TokenResponseShape;
 }
 
 /**

@@ -2,7 +2,7 @@
 // client that lists the grant. Wrong, unknown and password-less users get one answer (no enumeration).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { matchesHash } from '../../fixtures/keycloak/credentials.js';
-import { isDisabled } from '../../fixtures/realm.js';
+import { isDisabled, type Subject } from '../../fixtures/realm.js';
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { OAuthError, unauthorizedClient } from '../errors.js';
@@ -23,15 +23,24 @@ async function matchesStoredHash(p: RealmContext, username: string, password: st
   return hash !== undefined && (await matchesHash(password, hash));
 }
 
+/**
+ * The user a sign-in names. A Keycloak realm stores usernames lower-case, and so finds them whatever their
+ * case, and takes a user's email in place of the username as Keycloak does by default.
+ */
+function loginUser(p: RealmContext, name: string): Subject | undefined {
+  const kc = p.realm.keycloak;
+  if (kc === undefined) return p.realm.users.get(name);
+  const lower = name.toLowerCase();
+  const username = kc.users.has(lower) ? lower : (kc.loginEmails.get(lower) ?? lower);
+  return p.realm.users.get(username);
+}
+
 async function grantPassword(p: RealmContext, { client, params, issuer }: GrantRequest): Promise<Grant> {
   if (!client.grants.includes('password'))
-    throw unauthorizedClient(
-      `Client "${client.id}" is not allowed direct access grants (grant_type password)`,
-    );
+    throw unauthorizedClient('Client not allowed for direct access grants');
   const username = params.require('username');
   const password = params.require('password');
-  // A Keycloak realm stores usernames lower-case, and so finds them whatever their case.
-  const user = p.realm.users.get(p.realm.keycloak !== undefined ? username.toLowerCase() : username);
+  const user = loginUser(p, username);
   // As Keycloak: 401 invalid_grant, the same for an unknown user, a wrong password and a user without one.
   if (
     user === undefined ||

@@ -1,6 +1,6 @@
 // grant_type=refresh_token: a whole new token set for the same session, scope equal or narrower.
 import type { RealmContext } from '../../realm/context.js';
-import { verifyOwnToken } from '../../tokens/verify.js';
+import { verifyToken } from '../../tokens/verify.js';
 import type { Grant } from '../../tokens/claims.js';
 import { boundJkt, type DPoPProof } from '../dpop.js';
 import { explained, invalidDPoPProof, invalidGrant, unauthorizedClient } from '../errors.js';
@@ -53,7 +53,10 @@ async function grantRefreshToken(p: RealmContext, { client, params, dpop }: Gran
     throw unauthorizedClient(`Client "${client.id}" is not allowed the refresh_token grant`);
   }
   const token = params.require('refresh_token');
-  const verified = await verifyOwnToken(p, token);
+  const verdict = await verifyToken(p, token);
+  // Keycloak's words for a refresh token whose session was logged out or ended.
+  if (!verdict.ok && verdict.refusal.reason === 'session-ended') throw invalidGrant('Session not active');
+  const verified = verdict.ok ? verdict.token : undefined;
   if (verified === undefined || verified.kind !== 'refresh') {
     throw explained(
       invalidGrant(
