@@ -91,9 +91,21 @@ export function realmScopes(rep: Rep, kind: ScopeKind): string[] {
   return rep[REALM_LIST[kind]] ?? (kind === 'default' ? DEFAULT_CLIENT_SCOPES : OPTIONAL_CLIENT_SCOPES);
 }
 
-/** A client's default (or optional) client scopes, by name. */
+/** Keycloak's built-in SAML client scopes, which an export lists among the realm's defaults. */
+const SAML_BUILT_INS = new Set(['role_list', 'saml_organization']);
+
+/**
+ * A client's default (or optional) client scopes, by name: its own list, else the realm's of the client's
+ * protocol (an OpenID Connect client does not get the SAML scopes an export lists among the realm's).
+ */
 export function clientScopes(rep: Rep, client: ClientRepresentation, kind: ScopeKind): string[] {
-  return client[CLIENT_LIST[kind]] ?? realmScopes(rep, kind);
+  const own = client[CLIENT_LIST[kind]];
+  if (own !== undefined) return own;
+  const protocol = client.protocol ?? 'openid-connect';
+  const protocolOf = (name: string): string =>
+    rep.clientScopes?.find((s) => s.name === name)?.protocol ??
+    (SAML_BUILT_INS.has(name) ? 'saml' : 'openid-connect');
+  return realmScopes(rep, kind).filter((name) => protocolOf(name) === protocol);
 }
 
 export function setClientScopes(client: ClientRepresentation, kind: ScopeKind, names: string[]): void {

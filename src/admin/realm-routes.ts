@@ -24,18 +24,83 @@ const PARTS = new Set([
   'components',
 ]);
 
+/**
+ * The settings Keycloak 26 gives a realm that does not set them, as its realm representation shows them
+ * (what a suite may read back: lifespans, login options, flows).
+ */
+const REALM_DEFAULTS = {
+  notBefore: 0,
+  defaultSignatureAlgorithm: 'RS256',
+  revokeRefreshToken: false,
+  refreshTokenMaxReuse: 0,
+  accessTokenLifespanForImplicitFlow: 900,
+  ssoSessionIdleTimeout: 1800,
+  ssoSessionMaxLifespan: 36000,
+  ssoSessionIdleTimeoutRememberMe: 0,
+  ssoSessionMaxLifespanRememberMe: 0,
+  offlineSessionIdleTimeout: 2592000,
+  offlineSessionMaxLifespanEnabled: false,
+  offlineSessionMaxLifespan: 5184000,
+  clientSessionIdleTimeout: 0,
+  clientSessionMaxLifespan: 0,
+  accessCodeLifespan: 60,
+  accessCodeLifespanUserAction: 300,
+  accessCodeLifespanLogin: 1800,
+  actionTokenGeneratedByAdminLifespan: 43200,
+  actionTokenGeneratedByUserLifespan: 300,
+  oauth2DeviceCodeLifespan: 600,
+  oauth2DevicePollingInterval: 5,
+  sslRequired: 'external',
+  registrationAllowed: false,
+  registrationEmailAsUsername: false,
+  rememberMe: false,
+  verifyEmail: false,
+  loginWithEmailAllowed: true,
+  duplicateEmailsAllowed: false,
+  resetPasswordAllowed: false,
+  editUsernameAllowed: false,
+  bruteForceProtected: false,
+  requiredCredentials: ['password'],
+  browserFlow: 'browser',
+  registrationFlow: 'registration',
+  directGrantFlow: 'direct grant',
+  resetCredentialsFlow: 'reset credentials',
+  clientAuthenticationFlow: 'clients',
+  dockerAuthenticationFlow: 'docker auth',
+  firstBrokerLoginFlow: 'first broker login',
+  eventsEnabled: false,
+  adminEventsEnabled: false,
+  internationalizationEnabled: false,
+  attributes: {},
+};
+
 function realmOut(p: Provider): Record<string, unknown> {
   const rep = p.realm.keycloak?.representation;
   if (rep === undefined) return { id: p.realm.name, realm: p.realm.name, enabled: true };
   const settings: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rep)) if (!PARTS.has(k)) settings[k] = v;
+  const id = realmIdOf(rep);
+  const defaultRole = (rep.roles?.realm ?? []).find((r) => r.name === p.realm.keycloak?.defaultRole);
   return present({
+    ...REALM_DEFAULTS,
     ...settings,
-    id: realmIdOf(rep),
+    id,
     realm: rep.realm,
     enabled: rep.enabled ?? true,
     accessTokenLifespan: p.realm.tokens.accessTokenLifespan,
-    defaultRole: undefined,
+    // The default role as Keycloak shows it here: the role itself, without its composites.
+    defaultRole:
+      defaultRole === undefined
+        ? undefined
+        : {
+            id: defaultRole.id,
+            name: defaultRole.name,
+            description: defaultRole.description,
+            composite: true,
+            clientRole: false,
+            containerId: id,
+          },
+    defaultRoles: undefined,
   });
 }
 

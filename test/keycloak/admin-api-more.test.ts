@@ -237,6 +237,40 @@ describe("removing a role's composites", () => {
   });
 });
 
+describe('the realm representation', () => {
+  it("GET /{realm}: Keycloak's settings (its defaults where the file sets none) and the default role a suite adds roles to", async () => {
+    const realm = await kc.realms.findOne({ realm: 'acme' });
+    const role = await kc.roles.findOneByName({ name: 'default-roles-acme' });
+    expect(realm).toMatchObject({
+      realm: 'acme',
+      enabled: true,
+      sslRequired: 'external',
+      loginWithEmailAllowed: true,
+      duplicateEmailsAllowed: false,
+      registrationAllowed: false,
+      defaultSignatureAlgorithm: 'RS256',
+      accessCodeLifespan: 30, // the file's
+      accessCodeLifespanUserAction: 300,
+      browserFlow: 'browser',
+      defaultRole: {
+        id: role?.id,
+        name: 'default-roles-acme',
+        composite: true,
+        clientRole: false,
+        containerId: realm?.id,
+      },
+    });
+    expect(JSON.stringify(realm)).not.toContain('null');
+    // What a suite does with it: a role added to the default role reaches every user's next token.
+    await kc.roles.create({ name: 'everyone' });
+    const everyone = await kc.roles.findOneByName({ name: 'everyone' });
+    await kc.roles.createComposite({ roleId: realm?.defaultRole?.id as string }, [
+      everyone as { id: string; name: string },
+    ]);
+    expect(realmRoles(await webAppClaims('dave', 'dave-pw'))).toContain('everyone');
+  });
+});
+
 describe("a group's realm role mappings", () => {
   it('GET /groups/{id}/role-mappings/realm: the realm roles mapped to the group', async () => {
     const partners = await groupId('partners');

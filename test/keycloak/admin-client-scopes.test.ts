@@ -154,6 +154,17 @@ describe("the realm's client scopes", () => {
     expect((await claims('', 'made-before', 'b'))['house']).toBeUndefined();
   });
 
+  it("a SAML scope among the realm's defaults is not an OpenID Connect client's", async () => {
+    const { id } = await kc.clientScopes.create({ name: 'saml-extras', protocol: 'saml' });
+    await kc.clientScopes.addDefaultClientScope({ id });
+    expect(scopeNames(await kc.clientScopes.listDefaultClientScopes())).toContain('saml-extras');
+    const made = await kc.clients.create({ clientId: 'oidc-only', secret: 'o' });
+    expect((await kc.clients.findOne({ id: made.id }))?.defaultClientScopes).not.toContain('saml-extras');
+    expect(scopeNames(await kc.clients.listDefaultClientScopes({ id: made.id }))).not.toContain(
+      'saml-extras',
+    );
+  });
+
   it.each([
     [
       'a name taken',
