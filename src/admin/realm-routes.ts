@@ -2,6 +2,7 @@
 import type { Router } from 'express';
 import { keycloakRealmSchema, type KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { giveIds } from '../fixtures/keycloak/ids.js';
+import { addBuiltInClients } from '../fixtures/keycloak/builtin-clients.js';
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import { changeRealm } from './edit.js';
 import { AdminError, badRequest, conflict } from './errors.js';
@@ -116,7 +117,14 @@ const partialImportInput = z.looseObject({
 
 export function realmRoutes(router: Router, ctx: AdminContext): void {
   router.get('/', (_req, res) => {
-    res.json(ctx.realms.list().map(realmOut));
+    // A realm's own admin (not master's) sees that realm only.
+    const only = res.locals['adminRealm'] as string | undefined;
+    res.json(
+      ctx.realms
+        .list()
+        .filter((p) => only === undefined || p.realm.name === only)
+        .map(realmOut),
+    );
   });
   router.post(
     '/',
@@ -124,6 +132,7 @@ export function realmRoutes(router: Router, ctx: AdminContext): void {
       const rep = parseBody(keycloakRealmSchema, req.body, 'realm representation');
       if (ctx.realms.create === undefined) throw badRequest('Realms cannot be created here');
       if (ctx.realms.get(rep.realm) !== undefined) throw conflict(`Conflict detected. See logs for details`);
+      addBuiltInClients(rep);
       giveIds(rep);
       // A confidential client sent without a secret gets a new one, as in Keycloak: a realm deleted and made
       // again does not bring back the old secrets (a file's realm derives them from the names instead).

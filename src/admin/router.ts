@@ -2,6 +2,8 @@
 // master's admin user; users, clients, roles, groups and their role mappings, realms. A change edits the
 // realm's Keycloak representation and is swapped in as a fixtures replacement is (edit.ts).
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { decodeJwt } from 'jose';
+import { REALM_ADMIN } from '../fixtures/keycloak/builtin-clients.js';
 import { verifyToken } from '../tokens/verify.js';
 import { AdminError, cannotParse, forbidden, notFound, unauthorized } from './errors.js';
 import type { AdminContext, AdminRealms } from './http.js';
@@ -20,28 +22,86 @@ import { sessionRoutes } from './session-routes.js';
 import { roleRoutes } from './role-routes.js';
 import { groupRoutes } from './group-routes.js';
 
-/** Whether the bearer token of the request is one of master's admins (realm role `admin`, effective). */
-async function authorize(realms: AdminRealms, req: Request): Promise<void> {
+/** What an admin endpoint manages, as Keycloak's permissions divide it: users (and groups), clients, the realm. */
+type Area = 'users' | 'clients' | 'realm';
+
+const AREAS: Record<string, Area> = {
+  users: 'users',
+  groups: 'users',
+  sessions: 'users',
+  'logout-all': 'users',
+  'attack-detection': 'users',
+  clients: 'clients',
+  'client-scopes': 'clients',
+  'client-session-stats': 'clients',
+};
+
+/**
+ * The realm-management roles that let a user of the realm itself make a request, as Keycloak's admin
+ * permissions grant them: `realm-admin` everything; `manage-{area}` its area; `view-{area}` reading it.
+ */
+function rolesFor(method: string, resource: string | undefined): string[] {
+  const area = AREAS[resource ?? ''] ?? 'realm';
+  const reading = method === 'GET' || method === 'HEAD';
+  return [REALM_ADMIN, `manage-${area}`, ...(reading ? [`view-${area}`] : [])];
+}
+
+/** The realm a token says it is from (its `iss`, unverified: the realm named is the one that verifies it). */
+function issuingRealm(token: string): string | undefined {
+  try {
+    const iss = decodeJwt(token).iss;
+    return iss === undefined ? undefined : /\/realms\/([^/]+)$/.exec(iss)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who may call the admin API, as in Keycloak: a user (or a client's service account) of realm master with
+ * its realm role `admin`, on every realm; or one of the realm the request is about, with the roles of that
+ * realm's `realm-management` client the request needs. Returns the realm a token of another realm than master
+ * may see (the realm list shows only it). 401 for no token, a bad one or a disabled user; 403 without the role.
+ */
+async function authorize(realms: AdminRealms, req: Request): Promise<string | undefined> {
   const header = req.headers.authorization ?? '';
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const master = realms.get(MASTER);
-  if (match?.[1] === undefined || master === undefined) throw unauthorized();
-  await master.catchUp();
-  const verdict = await verifyToken(master, match[1], 'access');
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (token === undefined) throw unauthorized();
+  const from = issuingRealm(token);
+  const issuer = from === undefined ? undefined : realms.get(from);
+  if (issuer === undefined) throw unauthorized();
+  await issuer.catchUp();
+  const verdict = await verifyToken(issuer, token, 'access');
   if (!verdict.ok) throw unauthorized();
   const sub = verdict.token.claims.sub;
-  const kc = master.realm.keycloak;
+  const kc = issuer.realm.keycloak;
   // A user, or a client's service account (client_credentials): its user has the token's subject as id.
   const user = kc?.representation.users?.find((u) => u.id === sub);
   if (kc === undefined || user === undefined || user.enabled === false) throw unauthorized();
-  // The role as Keycloak resolves it: mapped directly, through a group (or a parent group), or a composite.
-  if (!userRolesOf(kc, user).realm.includes(ADMIN_ROLE)) throw forbidden();
+  // Roles as Keycloak resolves them: mapped directly, through a group (or a parent group), or a composite.
+  const roles = userRolesOf(kc, user);
+  if (from === MASTER && roles.realm.includes(ADMIN_ROLE)) return undefined;
+  const [realm, resource] = req.path.split('/').filter((s) => s !== '');
+  if (from === MASTER || (realm !== undefined && realm !== from)) throw forbidden();
+  const held = roles.client.get('realm-management') ?? [];
+  // Any of its admin roles lets a realm's own admin read the realm list (which shows it its realm only) and
+  // the realm (Keycloak shows it a brief one without view-realm; this its settings).
+  const needed =
+    resource === undefined && req.method === 'GET'
+      ? held
+      : realm === undefined
+        ? []
+        : rolesFor(req.method, resource);
+  if (!needed.some((r) => held.includes(r))) throw forbidden();
+  return from;
 }
 
 export function adminRouter(realms: AdminRealms): express.Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  router.use((req, _res, next) => {
-    authorize(realms, req).then(() => next(), next);
+  router.use((req, res, next) => {
+    authorize(realms, req).then((only) => {
+      if (only !== undefined) res.locals['adminRealm'] = only;
+      next();
+    }, next);
   });
   router.use(express.json({ type: () => true, limit: '16mb', strict: false }));
   const ctx: AdminContext = {
