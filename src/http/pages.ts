@@ -1,7 +1,7 @@
 // The few HTML pages: login page, error page, logged-out page, form_post auto-submit; the layout the start page shares.
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
-import type { Subject } from '../fixtures/realm.js';
+import { nationalIdOfHint, type Subject } from '../fixtures/realm.js';
 import { methodFor } from '../oauth/api-version.js';
 import { acrOf, acrValueOf, amrOf, type Method } from '../tokens/versions.js';
 
@@ -164,6 +164,17 @@ function userButton(u: Subject, asked: readonly Method[], altsub: string, brand:
     .join(' ')
     .toLowerCase();
   return `<li data-search="${escapeHtml(search)}"><button type="submit" class="user" name="login_hint" value="${escapeHtml(u.username)}"><span class="name">${escapeHtml(name)}</span><span class="facts">${dl}</span></button></li>`;
+}
+
+/**
+ * What the login page says of a `login_hint` that signs no one in. A national id is never shown: a browser
+ * page is what a pushed request or an encrypted request object keeps it from.
+ */
+export function hintNotice(hint: string, disabled: boolean): string {
+  if (disabled) return 'Account is disabled, contact your admin.';
+  return nationalIdOfHint(hint) !== undefined
+    ? 'No user has the national id given in the request'
+    : `Unknown user "${hint}"`;
 }
 
 /** Hides the buttons whose text does not hold what the filter box holds (the page works without it). */

@@ -18,7 +18,7 @@ import { isRegisteredRedirect, registeredRedirectUri } from '../../oauth/redirec
 import { withRequestObject } from '../../oauth/request-object.js';
 import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf } from '../context.js';
-import { sendErrorPage, sendFormPost, sendLoginPage } from '../pages.js';
+import { sendErrorPage, sendFormPost, sendLoginPage, hintNotice } from '../pages.js';
 import { PATHS } from '../../realm/paths.js';
 
 function respond(
@@ -239,11 +239,7 @@ async function authenticate(
     acrValues: request.acrValues,
     altsub: p.realm.brand.altsub,
     brand: p.realm.brand.word,
-    ...(disabled
-      ? { notice: 'Account is disabled, contact your admin.' }
-      : hint !== undefined
-        ? { notice: `Unknown user "${hint}"` }
-        : {}),
+    ...(hint !== undefined ? { notice: hintNotice(hint, disabled) } : {}),
   });
   return undefined;
 }
