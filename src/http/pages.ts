@@ -28,7 +28,7 @@ button.cancel:hover{background:#e1e6ee}
 form.password{display:grid;gap:.8rem;background:#fff;border:1px solid #c9d1de;border-radius:10px;padding:1rem 1.2rem;margin:0 0 1.2rem}
 form.password .field{display:grid;gap:.25rem}form.password label{font-weight:600}
 form.password input{font:inherit;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
-form.password input[aria-invalid=true]{border-color:#a00}form.password button.primary{justify-self:start}
+form.password input[aria-invalid=true]{border-color:#a00}form.password input:focus{border-color:#2f6fdf;outline:2px solid #cfe0ff}form.password button.primary{justify-self:start}
 .alert-error{color:#a00;background:#fdecec;border:1px solid #f3c2c2;border-radius:8px;padding:.5rem .8rem;margin:0 0 1rem}
 h2.picker{font-size:1rem;margin:0 0 .6rem;color:#5b6475;font-weight:600}
 h2{font-size:1.1rem;margin:1.4rem 0 .4rem}a{color:#1f5bc4}code{font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}
