@@ -1,8 +1,9 @@
 // The few HTML pages: login page, error page, logged-out page, form_post auto-submit; the layout the start page shares.
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
-import type { Subject } from '../fixtures/realm.js';
+import { nationalIdOfHint, type Subject } from '../fixtures/realm.js';
 import { methodFor } from '../oauth/api-version.js';
+import { LOGIN_PAGE_FIELDS } from '../oauth/par.js';
 import { acrOf, acrValueOf, amrOf, type Method } from '../tokens/versions.js';
 
 export function escapeHtml(value: string): string {
@@ -24,6 +25,12 @@ button.cancel{padding:.5rem 1.2rem;border:1px solid #c9d1de;border-radius:8px;ba
 .filter{margin:0 0 .8rem;display:flex;flex-wrap:wrap;align-items:center;gap:.3rem .8rem}
 .filter input{font:inherit;flex:1 1 16rem;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
 button.cancel:hover{background:#e1e6ee}
+form.password{display:grid;gap:.8rem;background:#fff;border:1px solid #c9d1de;border-radius:10px;padding:1rem 1.2rem;margin:0 0 1.2rem}
+form.password .field{display:grid;gap:.25rem}form.password label{font-weight:600}
+form.password input{font:inherit;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
+form.password input[aria-invalid=true]{border-color:#a00}form.password input:focus{border-color:#2f6fdf;outline:2px solid #cfe0ff}form.password button.primary{justify-self:start}
+.alert-error{color:#a00;background:#fdecec;border:1px solid #f3c2c2;border-radius:8px;padding:.5rem .8rem;margin:0 0 1rem}
+h2.picker{font-size:1rem;margin:0 0 .6rem;color:#5b6475;font-weight:600}
 h2{font-size:1.1rem;margin:1.4rem 0 .4rem}a{color:#1f5bc4}code{font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}
 dl.index{display:grid;grid-template-columns:max-content 1fr;gap:.3rem .8rem;margin:0 0 .6rem}dl.index dt{color:#5b6475}dl.index dd{margin:0;overflow-wrap:anywhere}
 ul.links{padding-left:1.1rem;margin:.3rem 0}ul.links li{margin:.25rem 0;overflow-wrap:anywhere}.foot{margin-top:1.6rem}
@@ -35,10 +42,11 @@ button.primary{padding:.6rem 1.4rem;border:1px solid #2f6fdf;border-radius:8px;b
 @media (max-width:30rem){dl.index{grid-template-columns:1fr;gap:0}dl.index dd{margin-bottom:.4rem}}
 @media (max-width:30rem){body{margin:1rem auto}.facts{flex-direction:column;gap:.1rem}}`;
 
-function layout(title: string, body: string): string {
+/** A page's HTML; `title` is the whole <title> when `exactTitle`, else it is followed by "· mock-idp". */
+function layout(title: string, body: string, exactTitle = false): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · mock-idp</title>
+<title>${escapeHtml(title)}${exactTitle ? '' : ' · mock-idp'}</title>
 <style>${STYLE}</style></head>
 <body>${body}</body></html>`;
 }
@@ -54,12 +62,13 @@ function send(
   title: string,
   body: string,
   security: SecurityHeaderOptions = {},
+  exactTitle = false,
 ): void {
   securityHeaders(res, security);
   res
     .status(status)
     .set({ 'Cache-Control': 'no-store', 'Content-Type': 'text/html; charset=utf-8' })
-    .send(layout(title, body));
+    .send(layout(title, body, exactTitle));
 }
 
 export function sendErrorPage(res: Response, status: number, message: string): void {
@@ -135,6 +144,41 @@ interface LoginPage {
   brand?: string;
   /** A line under the header saying what the sign-in is for (a device's user code). */
   lead?: string;
+  /** A Keycloak realm's username and password form, above the buttons. */
+  passwordForm?: PasswordForm;
+}
+
+/** The login form of a Keycloak realm, with the ids and names of Keycloak's own (keycloak.v2 theme). */
+export interface PasswordForm {
+  /** The realm's display name, else its name: the page's title is "Sign in to" it, as Keycloak's is. */
+  realm: string;
+  /** The label says "Username or email" (the realm's loginWithEmailAllowed), else "Username". */
+  email: boolean;
+  /** What the person typed, filled in again after a refusal (never the password). */
+  username?: string;
+  /**
+   * Keycloak's words for a refusal: wrong credentials beside the fields (`#input-error`), anything else
+   * above the form (its alert, `.kc-feedback-text`).
+   */
+  error?: { message: string; beside: boolean };
+}
+
+function passwordFormHtml(form: PasswordForm, action: string, hidden: string): string {
+  const invalid = form.error?.beside === true ? ' aria-invalid="true"' : '';
+  const alert =
+    form.error !== undefined && !form.error.beside
+      ? `<div class="alert-error pf-m-danger" role="alert"><span class="kc-feedback-text">${escapeHtml(form.error.message)}</span></div>`
+      : '';
+  const beside =
+    form.error?.beside === true
+      ? `<div id="input-error-username" aria-live="polite"><span id="input-error" class="error">${escapeHtml(form.error.message)}</span></div>`
+      : '';
+  return `${alert}<form id="kc-form-login" class="password" method="post" action="${escapeHtml(action)}" novalidate>${hidden}
+<div class="field"><label for="username">${form.email ? 'Username or email' : 'Username'}</label>
+<input id="username" name="username" type="text" value="${escapeHtml(form.username ?? '')}" autocomplete="username" autofocus${invalid}></div>
+<div class="field"><label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password"${invalid}></div>
+${beside}<button type="submit" id="kc-login" name="login" class="primary">Sign In</button></form>`;
 }
 
 function userButton(u: Subject, asked: readonly Method[], altsub: string, brand: string): string {
@@ -166,6 +210,17 @@ function userButton(u: Subject, asked: readonly Method[], altsub: string, brand:
   return `<li data-search="${escapeHtml(search)}"><button type="submit" class="user" name="login_hint" value="${escapeHtml(u.username)}"><span class="name">${escapeHtml(name)}</span><span class="facts">${dl}</span></button></li>`;
 }
 
+/**
+ * What the login page says of a `login_hint` that signs no one in. A national id is never shown: a browser
+ * page is what a pushed request or an encrypted request object keeps it from.
+ */
+export function hintNotice(hint: string, disabled: boolean): string {
+  if (disabled) return 'Account is disabled, contact your admin.';
+  return nationalIdOfHint(hint) !== undefined
+    ? 'No user has the national id given in the request'
+    : `Unknown user "${hint}"`;
+}
+
 /** Hides the buttons whose text does not hold what the filter box holds (the page works without it). */
 const FILTER_SCRIPT = `(() => {
   const box = document.getElementById('filter');
@@ -187,9 +242,10 @@ const FILTER_SCRIPT = `(() => {
 /** The login page: every fixture user as a button that posts the authorize request again with login_hint. */
 export function sendLoginPage(res: Response, page: LoginPage): void {
   const hidden = page.params
-    .filter(([k]) => k !== 'login_hint' && k !== 'cancel')
+    .filter(([k]) => !LOGIN_PAGE_FIELDS.includes(k))
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
+  const form = page.passwordForm;
   const asked = page.acrValues ?? [];
   const brand = page.brand ?? 'idp';
   const users = page.users.map((u) => userButton(u, asked, page.altsub ?? 'idp_altsub', brand)).join('\n');
@@ -208,11 +264,18 @@ export function sendLoginPage(res: Response, page: LoginPage): void {
       : '';
   const body = `<main class="login"><div class="top"><h1>Sign in to ${title}</h1>
 <button type="submit" form="login" class="cancel" name="cancel" value="true">Cancel</button></div>
-<p class="muted">mock-idp test login: choose a test person.</p>${page.lead !== undefined ? `<p class="lead">${escapeHtml(page.lead)}</p>` : ''}${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
-${filter}<form method="post" action="${escapeHtml(page.action)}" id="login">${hidden}
+<p class="muted">mock-idp test login: ${form !== undefined ? 'sign in with a password, or choose a test person' : 'choose a test person'}.</p>${page.lead !== undefined ? `<p class="lead">${escapeHtml(page.lead)}</p>` : ''}${methodLine}${page.notice !== undefined ? `<p class="error" role="alert">${escapeHtml(page.notice)}</p>` : ''}
+${form !== undefined ? `${passwordFormHtml(form, page.action, hidden)}\n<h2 class="picker">Or choose a test person</h2>\n` : ''}${filter}<form method="post" action="${escapeHtml(page.action)}" id="login">${hidden}
 ${users !== '' ? `<ul class="users">${users}</ul>` : '<p>No users in the fixtures.</p>'}
 </form></main>${filter !== '' ? `<script>${FILTER_SCRIPT}</script>` : ''}`;
-  send(res, 200, 'Sign in', body, filter !== '' ? { scripts: [FILTER_SCRIPT] } : {});
+  send(
+    res,
+    200,
+    form !== undefined ? `Sign in to ${form.realm}` : 'Sign in',
+    body,
+    filter !== '' ? { scripts: [FILTER_SCRIPT] } : {},
+    form !== undefined,
+  );
 }
 
 /** The device page's first step: a box for the user code a device shows (RFC 8628 §3.3). */

@@ -51,6 +51,11 @@ export class Params {
     return v === undefined || v === '' ? undefined : v;
   }
 
+  /** Whether the parameter was sent, even empty. */
+  has(name: string): boolean {
+    return this.#values.has(name);
+  }
+
   /** Whether the value came inside an encrypted request object: only the client and the realm read it. */
   sealed(name: string): boolean {
     return this.#sealed.has(name) && this.get(name) !== undefined;

@@ -305,6 +305,38 @@ describe('a national id hint at version 4 where only the client and the realm re
   });
 });
 
+describe('a national id hint at version 4 that names no one', () => {
+  /** A synthetic-looking national id no fixture user has. */
+  const NOBODY = '31129999999';
+  it.each<[string, (hint: string) => Promise<Record<string, string>>]>([
+    [
+      'pushed',
+      async (hint) => {
+        const pushed = await postForm(idp.endpoints.par, v4Query({ login_hint: hint }), {
+          authorization: TELLER,
+        });
+        expect(pushed.status, pushed.text).toBe(201);
+        return { client_id: 'teller-web', request_uri: String(pushed.json['request_uri']) };
+      },
+    ],
+    [
+      'in an encrypted request object',
+      async (hint) => ({
+        client_id: 'vault-signer',
+        request: await requestObject({ ...VAULT_V4, login_hint: hint }, true),
+      }),
+    ],
+  ])('%s: the login page says so without showing the number', async (_how, query) => {
+    for (const hint of [`BID:${NOBODY}`, `:${NOBODY}`]) {
+      const response = await authorizeWith(idp, await query(hint));
+      const page = await response.text();
+      expect(response.status, page).toBe(200);
+      expect(page).toContain('No user has the national id given in the request');
+      expect(page).not.toContain(NOBODY);
+    }
+  });
+});
+
 /** The claims of each place for a sign-in of teller-web with ingrid in `version`. */
 async function claimsAt(version: string): Promise<{
   tokens: TokenResponse;

@@ -274,10 +274,11 @@ describe('login_hint forms and the login page buttons', () => {
     expect(decodeJwt(tokens.json.id_token as string).preferred_username).toBe(username);
   });
 
-  it('an unknown national id shows the page with a notice', async () => {
+  it('an unknown national id shows the page with a notice that does not repeat the number', async () => {
     const r = await new Browser().authorize(idp, { user: 'BID:01010100000' });
     expect(r.status).toBe(200);
-    expect(r.body).toContain('Unknown user');
+    expect(r.body).toContain('No user has the national id given in the request');
+    expect(r.body).not.toContain('01010100000');
   });
 
   it('Cancel returns error=access_denied with the state to the redirect URI', async () => {

@@ -18,7 +18,8 @@ import { isRegisteredRedirect, registeredRedirectUri } from '../../oauth/redirec
 import { withRequestObject } from '../../oauth/request-object.js';
 import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf } from '../context.js';
-import { sendErrorPage, sendFormPost, sendLoginPage } from '../pages.js';
+import { sendErrorPage, sendFormPost, sendLoginPage, hintNotice } from '../pages.js';
+import { passwordForm, postedLogin } from '../password-login.js';
 import { PATHS } from '../../realm/paths.js';
 
 function respond(
@@ -195,8 +196,8 @@ function checkCancelled({ req }: Exchange, params: Params, fail: Fail): boolean 
 }
 
 /**
- * Who signs in, and in which session: the user login_hint names, else the browser's session (single
- * sign-on). Else login_required for prompt=none, or the login page.
+ * Who signs in, and in which session: the user a Keycloak realm's login form or login_hint names, else the
+ * browser's session (single sign-on). Else login_required for prompt=none, or the login page.
  */
 async function authenticate(
   x: Exchange,
@@ -209,16 +210,18 @@ async function authenticate(
   const now = p.clock.nowSeconds();
   const current = await browserSession(p, req.headers.cookie);
   const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
-  const hint = params.get('login_hint');
-  const named = hint !== undefined ? userByHint(p.realm, hint) : undefined;
+  const posted = await postedLogin(p, req.method, params);
+  const hint = posted === undefined ? params.get('login_hint') : undefined;
+  const named =
+    posted !== undefined ? posted.user : hint !== undefined ? userByHint(p.realm, hint) : undefined;
   // A Keycloak realm's disabled user cannot sign in: the login page says so, as Keycloak's does.
-  const disabled = named !== undefined && isDisabled(p.realm, named.username);
+  const disabled = hint !== undefined && named !== undefined && isDisabled(p.realm, named.username);
   const hinted = disabled ? undefined : named;
   if (hinted !== undefined && reusable?.username !== hinted.username) {
-    // login_hint naming a user stands for that user's credentials: a real login.
+    // The form's password, or login_hint naming a user (it stands for that user's credentials): a real login.
     return { user: hinted, session: await signIn(p, request, hinted, current, issuer, now) };
   }
-  if (reusable !== undefined) {
+  if (reusable !== undefined && posted?.error === undefined) {
     // Single sign-on: the browser's session signs this client in too.
     await p.touchSession(reusable, request.client.id);
     return { user: p.realm.users.get(reusable.username ?? '') as Subject, session: reusable };
@@ -230,6 +233,7 @@ async function authenticate(
         ? 'The session does not satisfy prompt or max_age; prompt=none cannot show the login page'
         : 'No browser session: sign in first, or name a user with login_hint',
     );
+  const form = passwordForm(p.realm, posted);
   sendLoginPage(res, {
     action: issuer + PATHS.auth,
     params: pushed ? await loginPageParams(p, request.client, params) : params.entries(),
@@ -239,11 +243,8 @@ async function authenticate(
     acrValues: request.acrValues,
     altsub: p.realm.brand.altsub,
     brand: p.realm.brand.word,
-    ...(disabled
-      ? { notice: 'Account is disabled, contact your admin.' }
-      : hint !== undefined
-        ? { notice: `Unknown user "${hint}"` }
-        : {}),
+    ...(hint !== undefined ? { notice: hintNotice(hint, disabled) } : {}),
+    ...(form !== undefined ? { passwordForm: form } : {}),
   });
   return undefined;
 }

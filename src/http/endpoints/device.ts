@@ -8,7 +8,7 @@ import { authorizeDevice } from '../../oauth/grants/device-code.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
 import { authenticateAt, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
-import { sendDeviceCodePage, sendDeviceDonePage, sendLoginPage } from '../pages.js';
+import { sendDeviceCodePage, sendDeviceDonePage, sendLoginPage, hintNotice } from '../pages.js';
 
 export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
@@ -75,11 +75,7 @@ export function devicePageHandler(p: RealmContext): RequestHandler {
       altsub: p.realm.brand.altsub,
       brand: p.realm.brand.word,
       lead: `Signing in on a device that shows the code ${userCode}`,
-      ...(disabled
-        ? { notice: 'Account is disabled, contact your admin.' }
-        : hint !== undefined
-          ? { notice: `Unknown user "${hint}"` }
-          : {}),
+      ...(hint !== undefined ? { notice: hintNotice(hint, disabled) } : {}),
     });
   };
 }

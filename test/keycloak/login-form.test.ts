@@ -1,0 +1,194 @@
+// A Keycloak realm's login page over HTTP: the username and password form with Keycloak's ids and names, posted
+// as a browser posts it (right password: a code; wrong, unknown, disabled: the page again with Keycloak's
+// words), the email as username, the realm's display name in the title, what is echoed (escaped) and what is
+// not, a pushed request through the form, and a fixtures (YAML) realm without the form.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { KeycloakRealmInput } from '../../src/fixtures/keycloak/schema.js';
+import { exchangeCode } from '../helpers/flows.js';
+import { basic, postForm } from '../helpers/http.js';
+import { verifyToken } from '../helpers/jwt.js';
+import { useIdp, type TestIdp } from '../helpers/server.js';
+
+const CB = 'http://localhost:3000/cb';
+const CLIENT = 'harbor-web';
+const SECRET = 'harbor-secret';
+const NORTHWIND = fileURLToPath(new URL('../fixtures-data/keycloak/northwind-export.json', import.meta.url));
+
+const password = (value: string) => [{ type: 'password', value }];
+
+/** A realm file's realm: Kari (with an email), a disabled user, and a confidential web client. */
+function harbor(extra: Partial<KeycloakRealmInput> = {}): KeycloakRealmInput {
+  return {
+    realm: 'harbor',
+    displayName: 'Harbor <Ops>',
+    users: [
+      { username: 'Kari', email: 'Kari@Harbor.test', enabled: true, credentials: password('kari-pw') },
+      { username: 'per', enabled: false, credentials: password('per-pw') },
+    ],
+    clients: [{ clientId: CLIENT, secret: SECRET, redirectUris: [`${CB}*`] }],
+    ...extra,
+  };
+}
+
+/** The authorize request of the tests, as the login page's hidden fields repeat it. */
+const AUTHORIZE = {
+  response_type: 'code',
+  client_id: CLIENT,
+  redirect_uri: CB,
+  scope: 'openid',
+  state: 'st-form',
+  nonce: 'n-form',
+};
+
+/** The login form posted as a browser posts it (the button's name with an empty value). */
+function submit(idp: TestIdp, username: string, pw: string, fields: Record<string, string> = AUTHORIZE) {
+  return postForm(idp.endpoints.auth, { ...fields, username, password: pw, login: '' });
+}
+
+/** The user a code is for: exchanged by the client, the ID token's preferred_username. */
+async function signedInAs(idp: TestIdp, location: string | null): Promise<unknown> {
+  const callback = new URL(location ?? '');
+  expect(callback.searchParams.get('state')).toBe('st-form');
+  const tokens = await exchangeCode(idp, callback.searchParams.get('code') ?? '', {
+    redirectUri: CB,
+    authorization: basic(CLIENT, SECRET),
+  });
+  expect(tokens.status, tokens.text).toBe(200);
+  return (await verifyToken(idp, tokens.json.id_token as string, CLIENT)).claims['preferred_username'];
+}
+
+const INVALID = '<span id="input-error" class="error">Invalid username or password.</span>';
+const DISABLED = '<span class="kc-feedback-text">Account is disabled, contact your administrator.</span>';
+
+describe('the login form of a Keycloak realm', () => {
+  const idp = useIdp(() => ({ fixtures: harbor() }));
+
+  it("is on the login page with Keycloak's ids and names, above the user buttons; the title names the realm", async () => {
+    const response = await fetch(`${idp.endpoints.auth}?${new URLSearchParams(AUTHORIZE)}`);
+    const page = await response.text();
+    expect(response.status).toBe(200);
+    expect(page).toContain('<title>Sign in to Harbor &#60;Ops&#62;</title>');
+    for (const part of [
+      '<form id="kc-form-login"',
+      '<input id="username" name="username" type="text"',
+      '<input id="password" name="password" type="password"',
+      '<button type="submit" id="kc-login" name="login"',
+      '<label for="username">Username or email</label>',
+    ])
+      expect(page).toContain(part);
+    expect(page.indexOf('id="kc-form-login"')).toBeLessThan(page.indexOf('name="login_hint"'));
+    expect(page).not.toContain('id="input-error"');
+  });
+
+  it.each([
+    { username: 'kari', pw: 'kari-pw', as: 'kari' },
+    { username: ' KARI ', pw: 'kari-pw', as: 'kari' },
+    { username: 'kari@harbor.test', pw: 'kari-pw', as: 'kari' },
+    { username: 'Kari@HARBOR.test', pw: 'kari-pw', as: 'kari' },
+  ])('$username with the right password: 302 to the redirect URI with a code for $as', async (row) => {
+    const answer = await submit(idp, row.username, row.pw);
+    expect(answer.status, answer.text).toBe(302);
+    expect(await signedInAs(idp, answer.headers.get('location'))).toBe(row.as);
+  });
+
+  it.each([
+    { why: 'a wrong password', username: 'kari', pw: 'nope', shows: INVALID },
+    { why: 'no password', username: 'kari', pw: '', shows: INVALID },
+    { why: 'an unknown user', username: 'nobody', pw: 'kari-pw', shows: INVALID },
+    { why: 'no username', username: '', pw: '', shows: INVALID },
+    { why: 'a disabled user, wrong password', username: 'per', pw: 'nope', shows: INVALID },
+    { why: 'a disabled user', username: 'per', pw: 'per-pw', shows: DISABLED },
+  ])("$why: 200, the page again with Keycloak's words, no code and no cookie", async (row) => {
+    const answer = await submit(idp, row.username, row.pw);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(row.shows);
+    expect(answer.text).toContain(`id="username" name="username" type="text" value="${row.username}"`);
+    expect(answer.headers.getSetCookie()).toEqual([]);
+    // The page posts the same request again, without the password.
+    expect(answer.text).toContain('<input type="hidden" name="state" value="st-form">');
+    if (row.pw !== '') expect(answer.text).not.toContain(row.pw);
+  });
+
+  it('echoes what was typed escaped', async () => {
+    const answer = await submit(idp, '"><script>alert(1)</script>', 'x');
+    expect(answer.status).toBe(200);
+    expect(answer.text).not.toContain('<script>alert');
+    expect(answer.text).toContain('value="&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;"');
+  });
+
+  it('a pushed request: the form posts client_id and a new request_uri, and keeps its state', async () => {
+    const pushed = await postForm(idp.endpoints.par, AUTHORIZE, basic(CLIENT, SECRET));
+    expect(pushed.status, pushed.text).toBe(201);
+    const query = new URLSearchParams({ client_id: CLIENT, request_uri: String(pushed.json['request_uri']) });
+    const page = await (await fetch(`${idp.endpoints.auth}?${query}`)).text();
+    const form = /<form id="kc-form-login"[^>]*>(.*?)<div/s.exec(page)?.[1] ?? '';
+    const hidden = Object.fromEntries(
+      [...form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
+    );
+    expect(Object.keys(hidden)).toEqual(['client_id', 'request_uri']);
+    const wrong = await submit(idp, 'kari', 'nope', hidden);
+    expect(wrong.status).toBe(200);
+    expect(wrong.text).toContain(INVALID);
+    expect(wrong.text).not.toContain(hidden['request_uri']);
+    const retry = /<form id="kc-form-login"[^>]*>(.*?)<div/s.exec(wrong.text)?.[1] ?? '';
+    const again = Object.fromEntries(
+      [...retry.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
+    );
+    const right = await submit(idp, 'kari', 'kari-pw', again);
+    expect(right.status, right.text).toBe(302);
+    expect(await signedInAs(idp, right.headers.get('location'))).toBe('kari');
+  });
+});
+
+describe('a realm with loginWithEmailAllowed false', () => {
+  const idp = useIdp(() => ({ fixtures: harbor({ loginWithEmailAllowed: false, displayName: '' }) }));
+
+  it.each([
+    { username: 'kari', status: 302 },
+    { username: 'kari@harbor.test', status: 200 },
+  ])('$username: $status', async ({ username, status }) => {
+    const answer = await submit(idp, username, 'kari-pw');
+    expect(answer.status).toBe(status);
+  });
+
+  it('labels the field "Username"; the title names the realm when the display name is empty', async () => {
+    const page = await (await fetch(`${idp.endpoints.auth}?${new URLSearchParams(AUTHORIZE)}`)).text();
+    expect(page).toContain('<label for="username">Username</label>');
+    expect(page).toContain('<title>Sign in to harbor</title>');
+  });
+});
+
+describe('an exported realm with hashed passwords', () => {
+  const idp = useIdp({ fixtures: NORTHWIND });
+  const fields = {
+    response_type: 'code',
+    client_id: 'storefront',
+    redirect_uri: 'http://localhost:8081/login/oauth2/code/keycloak',
+    scope: 'openid',
+  };
+
+  it.each([
+    { pw: 'anna-password', status: 302 },
+    { pw: 'ben-password', status: 200 },
+  ])('anna with $pw: $status', async ({ pw, status }) => {
+    const answer = await submit(idp, 'anna', pw, fields);
+    expect(answer.status).toBe(status);
+    if (status === 302)
+      expect(new URL(answer.headers.get('location') ?? '').searchParams.get('code')).toBeTruthy();
+  });
+});
+
+describe('a fixtures (YAML) realm', () => {
+  const idp = useIdp();
+
+  it('has the user buttons only, and ignores a posted username and password', async () => {
+    const query = { ...AUTHORIZE, client_id: 'teller-web', redirect_uri: 'http://app.fjord.test/cb' };
+    const page = await (await fetch(`${idp.endpoints.auth}?${new URLSearchParams(query)}`)).text();
+    expect(page).not.toContain('kc-form-login');
+    expect(page).toContain('name="login_hint"');
+    const answer = await submit(idp, 'ingrid', 'whatever', query);
+    expect(answer.status).toBe(200);
+    expect(answer.text).not.toContain('input-error');
+  });
+});
