@@ -5,7 +5,7 @@ import type { GroupRepresentation, KeycloakRealmRepresentation } from '../fixtur
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
 import { groupInput, parseBody } from './input.js';
-import { addNames, findGroup, realmRoleList, removeNames, roleNamesOf } from './resources.js';
+import { addNames, allGroups, findGroup, realmRoleList, removeNames, roleNamesOf } from './resources.js';
 import { groupOut, realmRolesOut, userOut } from './representations.js';
 import {
   created,
@@ -67,19 +67,35 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
       res.json({ count: (rep.groups ?? []).length });
     }),
   );
+  /**
+   * POST /groups and /groups/{id}/children, as Keycloak answers them: a body with the id of a group the realm
+   * has moves that group here (204); else a new group (201 with its Location). Under a parent the answer
+   * carries the group's representation.
+   */
   const create = (parentId: string | undefined) =>
     handle(async (req, res) => {
       const p = await ctx.provider(req);
       const body = parseBody(groupInput, req.body, 'group representation');
-      const name = body.name;
-      if (name === undefined || name.trim() === '') throw badRequest('Group name is missing');
-      const id = p.ids.uuid('admin-group');
+      const madeId = p.ids.uuid('admin-group');
+      let moved = false;
+      let out: Record<string, unknown> = {};
       await changeRealm(p, (rep) => {
         rep.groups ??= [];
-        let siblings: GroupRepresentation[] = rep.groups;
-        if (parentId !== undefined) {
-          const parent = findGroup(rep, parentId).group;
-          siblings = parent.subGroups ??= [];
+        const parent = parentId === undefined ? undefined : findGroup(rep, parentId);
+        const siblings: GroupRepresentation[] =
+          parent === undefined ? rep.groups : (parent.group.subGroups ??= []);
+        const existing = allGroups(rep).find((g) => g.group.id === body.id);
+        const name = existing?.group.name ?? body.name;
+        if (name === undefined || name.trim() === '') throw badRequest('Group name is missing');
+        const path = `${parent?.path ?? ''}/${name}`;
+        moved = existing !== undefined;
+        if (existing !== undefined) {
+          if (existing.siblings === siblings) return; // already there
+          if (
+            parent !== undefined &&
+            (parent.path === existing.path || parent.path.startsWith(`${existing.path}/`))
+          )
+            throw badRequest('Cannot move group to itself or to one of its subgroups');
         }
         if (siblings.some((g) => g.name === name))
           throw conflict(
@@ -87,10 +103,20 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
               ? `Top level group named '${name}' already exists.`
               : `Sibling group named '${name}' already exists.`,
           );
-        const { id: _id, ...fields } = body;
-        siblings.push({ ...fields, id, name });
+        let group: GroupRepresentation;
+        if (existing !== undefined) {
+          group = existing.group;
+          existing.siblings.splice(existing.siblings.indexOf(group), 1);
+          movePaths(rep, existing.path, path);
+        } else {
+          const { id: _id, ...fields } = body;
+          group = { ...fields, id: madeId, name };
+        }
+        siblings.push(group);
+        out = groupOut(group, path, parent?.group.id, true);
       });
-      created(req, res, id);
+      if (moved) res.status(204).end();
+      else created(req, res, madeId, parentId === undefined ? undefined : out);
     });
   router.post(G, create(undefined));
   router.post(`${G}/:id/children`, (req, res, next) => create(String(req.params['id']))(req, res, next));

@@ -68,12 +68,11 @@ export function editing(
 }
 
 /** 201 with the new resource's URL (its last segment the new id), as Keycloak answers a creation. */
-export function created(req: Request, res: Response, id: string): void {
+export function created(req: Request, res: Response, id: string, body?: unknown): void {
   const base = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}${req.path.replace(/\/+$/, '')}`;
-  res
-    .status(201)
-    .location(`${base}/${encodeURIComponent(id)}`)
-    .end();
+  res.status(201).location(`${base}/${encodeURIComponent(id)}`);
+  if (body === undefined) res.end();
+  else res.json(body);
 }
 
 /** A query parameter as a string (the first when repeated). */

@@ -52,6 +52,33 @@ const realmRoles = (claims: Record<string, unknown>): string[] =>
 const clientRoles = (claims: Record<string, unknown>, clientId: string): string[] =>
   (claims['resource_access'] as Record<string, { roles: string[] }> | undefined)?.[clientId]?.roles ?? [];
 
+describe('moving groups', () => {
+  it('POST /groups/{id}/children with a group of the realm moves it there (204), its members with it; a new child is answered with its representation', async () => {
+    const { id: from } = await kc.groups.create({ name: 'mv-from' });
+    const { id: to } = await kc.groups.create({ name: 'mv-to' });
+    const { id: member } = await kc.users.create({ username: 'mover', enabled: true });
+    await kc.users.addToGroup({ id: member, groupId: from });
+
+    await kc.groups.updateChildGroup({ id: to }, { id: from, name: 'mv-from' });
+    expect((await kc.groups.find()).map((g) => g.name)).not.toContain('mv-from');
+    expect((await kc.groups.findOne({ id: from }))?.path).toBe('/mv-to/mv-from');
+    expect((await kc.users.listGroups({ id: member })).map((g) => g.path)).toEqual(['/mv-to/mv-from']);
+    // And back to the top level through POST /groups.
+    expect((await admin('POST', '/groups', { id: from, name: 'mv-from' })).status).toBe(204);
+    expect((await kc.groups.findOne({ id: from }))?.path).toBe('/mv-from');
+
+    const child = await admin('POST', `/groups/${to}/children`, { name: 'fresh' });
+    expect(child.status).toBe(201);
+    expect(child.json).toMatchObject({ name: 'fresh', path: '/mv-to/fresh', parentId: to, subGroups: [] });
+    const freshId = (child.json as { id: string }).id;
+    // Already there: 204, nothing changes. Into itself or below itself: 400.
+    expect((await admin('POST', `/groups/${to}/children`, { id: freshId })).status).toBe(204);
+    expect((await admin('POST', `/groups/${from}/children`, { id: from })).status).toBe(400);
+    expect((await admin('POST', `/groups/${freshId}/children`, { id: to })).status).toBe(400);
+    await kc.users.del({ id: member });
+  });
+});
+
 describe("a user's groups", () => {
   it('DELETE /users/{id}/groups/{groupId}: 204, the user leaves it, and the next token is without it and its roles', async () => {
     const bob = await userId('bob');
