@@ -1,22 +1,12 @@
-// /admin/realms/{realm}/groups: groups, their subgroups, members and realm role mappings.
+// /admin/realms/{realm}/groups: groups, their subgroups and members (their role mappings: role-mapping-routes.ts).
 import type { Router } from 'express';
-import { effectiveRoles } from '../fixtures/keycloak/roles.js';
 import type { GroupRepresentation, KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict } from './errors.js';
 import { groupInput, parseBody } from './input.js';
-import { addNames, allGroups, findGroup, realmRoleList, removeNames, roleNamesOf } from './resources.js';
-import { groupOut, realmRolesOut, userOut } from './representations.js';
-import {
-  created,
-  editing,
-  handle,
-  keycloakOf,
-  keycloakRealmOf,
-  page,
-  queryParam,
-  type AdminContext,
-} from './http.js';
+import { allGroups, findGroup } from './resources.js';
+import { groupOut, userOut } from './representations.js';
+import { created, editing, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
 const G = '/:realm/groups';
 
@@ -176,32 +166,4 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
       res.json(page(req, members).map((u) => userOut(u, brief, false)));
     }),
   );
-  // The group's own realm roles, and the composite view: its roles and its parents', composites expanded
-  // (no default role).
-  for (const composite of [false, true])
-    router.get(
-      `${G}/:id/role-mappings/realm${composite ? '/composite' : ''}`,
-      handle(async (req, res) => {
-        const kc = keycloakRealmOf(await ctx.provider(req));
-        const rep = kc.representation;
-        const { group, path } = findGroup(rep, String(req.params['id']));
-        const names = new Set(
-          composite
-            ? effectiveRoles(kc, { realmRoles: [], clientRoles: {}, groups: [path] }, false).realm
-            : (group.realmRoles ?? []),
-        );
-        res.json(realmRolesOut(rep, realmRoleList(rep, kc), (name) => names.has(name)));
-      }),
-    );
-  for (const method of ['post', 'delete'] as const)
-    router[method](
-      `${G}/:id/role-mappings/realm`,
-      editing(ctx, (req, p) => (rep) => {
-        const { group } = findGroup(rep, String(req.params['id']));
-        const roles = realmRoleList(rep, p.realm.keycloak);
-        const names = roleNamesOf(req.body, roles);
-        group.realmRoles =
-          method === 'post' ? addNames(group.realmRoles, names) : removeNames(group.realmRoles, names);
-      }),
-    );
 }

@@ -21,6 +21,7 @@ import { scopeRoutes } from './scope-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { roleRoutes } from './role-routes.js';
 import { groupRoutes } from './group-routes.js';
+import { roleMappingRoutes } from './role-mapping-routes.js';
 
 /** What an admin endpoint manages, as Keycloak's permissions divide it: users (and groups), clients, the realm. */
 type Area = 'users' | 'clients' | 'realm';
@@ -124,6 +125,7 @@ export function adminRouter(realms: AdminRealms): express.Router {
   scopeRoutes(router, ctx);
   roleRoutes(router, ctx);
   groupRoutes(router, ctx);
+  roleMappingRoutes(router, ctx);
   roleHolderRoutes(router, ctx);
   sessionRoutes(router, ctx);
   keyRoutes(router, ctx);

@@ -6,39 +6,9 @@ import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
 import { badRequest, conflict, notFound } from './errors.js';
 import { credentialInput, parseBody, userInput } from './input.js';
-import {
-  addNames,
-  allGroups,
-  clientRolesOf,
-  findClient,
-  findGroup,
-  findUser,
-  mappedRealmNames,
-  roleNamesOf,
-  realmRoleList,
-  removeNames,
-  userRolesOf,
-  usersOf,
-} from './resources.js';
-import {
-  clientRolesOut,
-  credentialIdOf,
-  credentialOut,
-  groupOut,
-  mappingsOut,
-  realmRolesOut,
-  userOut,
-} from './representations.js';
-import {
-  created,
-  editing,
-  handle,
-  keycloakOf,
-  keycloakRealmOf,
-  page,
-  queryParam,
-  type AdminContext,
-} from './http.js';
+import { allGroups, findGroup, findUser, usersOf } from './resources.js';
+import { credentialIdOf, credentialOut, groupOut, userOut } from './representations.js';
+import { created, editing, handle, keycloakOf, page, queryParam, type AdminContext } from './http.js';
 
 const U = '/:realm/users';
 
@@ -314,96 +284,6 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
       list.splice(index, 1);
     }),
   );
-
-  // Realm role mappings.
-  router.get(
-    `${U}/:id/role-mappings`,
-    handle(async (req, res) => {
-      const kc = keycloakRealmOf(await ctx.provider(req));
-      const rep = kc.representation;
-      const user = findUser(rep, String(req.params['id']));
-      const names = mappedRealmNames(kc, user);
-      const realm = realmRoleList(rep, kc).filter((r) => names.has(r.name));
-      res.json(mappingsOut(rep, realm, (clientId) => user.clientRoles?.[clientId] ?? []));
-    }),
-  );
-  // The user's own realm roles, and Keycloak's `composite` view: its effective ones (through groups, the default
-  // role and composites).
-  for (const composite of [false, true])
-    router.get(
-      `${U}/:id/role-mappings/realm${composite ? '/composite' : ''}`,
-      handle(async (req, res) => {
-        const kc = keycloakRealmOf(await ctx.provider(req));
-        const rep = kc.representation;
-        const user = findUser(rep, String(req.params['id']));
-        const names = composite ? new Set(userRolesOf(kc, user).realm) : mappedRealmNames(kc, user);
-        res.json(realmRolesOut(rep, realmRoleList(rep, kc), (name) => names.has(name)));
-      }),
-    );
-  router.post(
-    `${U}/:id/role-mappings/realm`,
-    editing(ctx, (req, p) => (rep) => {
-      const user = findUser(rep, String(req.params['id']));
-      user.realmRoles = addNames(
-        user.realmRoles,
-        roleNamesOf(req.body, realmRoleList(rep, p.realm.keycloak)),
-      );
-    }),
-  );
-  router.delete(
-    `${U}/:id/role-mappings/realm`,
-    editing(ctx, (req, p) => (rep) => {
-      const user = findUser(rep, String(req.params['id']));
-      user.realmRoles = removeNames(
-        user.realmRoles,
-        roleNamesOf(req.body ?? [], realmRoleList(rep, p.realm.keycloak)),
-      );
-    }),
-  );
-
-  // Client role mappings (the client by its id): the user's own, and the `composite` view (effective ones).
-  for (const composite of [false, true])
-    router.get(
-      `${U}/:id/role-mappings/clients/:client${composite ? '/composite' : ''}`,
-      handle(async (req, res) => {
-        const kc = keycloakRealmOf(await ctx.provider(req));
-        const rep = kc.representation;
-        const user = findUser(rep, String(req.params['id']));
-        const client = findClient(rep, String(req.params['client']));
-        const names = new Set(
-          composite
-            ? (userRolesOf(kc, user).client.get(client.clientId) ?? [])
-            : (user.clientRoles?.[client.clientId] ?? []),
-        );
-        res.json(clientRolesOut(rep, client, (name) => names.has(name)));
-      }),
-    );
-  router.get(
-    `${U}/:id/role-mappings/clients/:client/available`,
-    handle(async (req, res) => {
-      const rep = keycloakOf(await ctx.provider(req));
-      const user = findUser(rep, String(req.params['id']));
-      const client = findClient(rep, String(req.params['client']));
-      const mapped = user.clientRoles?.[client.clientId] ?? [];
-      res.json(clientRolesOut(rep, client, (name) => !mapped.includes(name)));
-    }),
-  );
-  for (const method of ['post', 'delete'] as const)
-    router[method](
-      `${U}/:id/role-mappings/clients/:client`,
-      editing(ctx, (req) => (rep) => {
-        const user = findUser(rep, String(req.params['id']));
-        const client = findClient(rep, String(req.params['client']));
-        const names = roleNamesOf(req.body ?? [], clientRolesOf(rep, client.clientId));
-        const roles = { ...user.clientRoles };
-        roles[client.clientId] =
-          method === 'post'
-            ? addNames(roles[client.clientId], names)
-            : removeNames(roles[client.clientId], names);
-        if (roles[client.clientId]?.length === 0) delete roles[client.clientId];
-        user.clientRoles = roles;
-      }),
-    );
 
   // Groups.
   router.get(

@@ -52,6 +52,52 @@ const realmRoles = (claims: Record<string, unknown>): string[] =>
 const clientRoles = (claims: Record<string, unknown>, clientId: string): string[] =>
   (claims['resource_access'] as Record<string, { roles: string[] }> | undefined)?.[clientId]?.roles ?? [];
 
+describe("a group's client role mappings, and the views of a holder's mappings", () => {
+  it("POST /groups/{id}/role-mappings/clients/{client}: the members' next token has the client role; GET …/role-mappings, …/composite and …/available show it", async () => {
+    const partners = await groupId('partners');
+    const reports = await clientUuid('reports');
+    const [view] = (await kc.clients.listRoles({ id: reports })).filter((r) => r.name === 'view');
+    expect(clientRoles(await webAppClaims('dave', 'dave-pw'), 'reports')).not.toContain('view');
+
+    await kc.groups.addClientRoleMappings({
+      id: partners,
+      clientUniqueId: reports,
+      roles: [{ id: view!.id!, name: 'view' }],
+    });
+    expect(
+      (await kc.groups.listClientRoleMappings({ id: partners, clientUniqueId: reports })).map((r) => r.name),
+    ).toEqual(['view']);
+    expect(
+      (await kc.groups.listCompositeClientRoleMappings({ id: partners, clientUniqueId: reports })).map(
+        (r) => r.name,
+      ),
+    ).toContain('view');
+    expect(
+      (await kc.groups.listAvailableClientRoleMappings({ id: partners, clientUniqueId: reports })).map(
+        (r) => r.name,
+      ),
+    ).not.toContain('view');
+    const all = await kc.groups.listRoleMappings({ id: partners });
+    expect(all.clientMappings?.['reports']?.mappings.map((r) => r.name)).toEqual(['view']);
+    expect(all.realmMappings?.map((r) => r.name)).toEqual(['loop-a']);
+    expect(clientRoles(await webAppClaims('dave', 'dave-pw'), 'reports')).toContain('view');
+
+    await kc.groups.delClientRoleMappings({
+      id: partners,
+      clientUniqueId: reports,
+      roles: [{ id: view!.id!, name: 'view' }],
+    });
+    expect(clientRoles(await webAppClaims('dave', 'dave-pw'), 'reports')).not.toContain('view');
+  });
+
+  it('GET /users/{id}/role-mappings/realm/available: the realm roles not mapped to the user', async () => {
+    const dave = await userId('dave');
+    const available = (await kc.users.listAvailableRealmRoleMappings({ id: dave })).map((r) => r.name);
+    expect(available).toContain('admin');
+    expect(available).not.toContain('default-roles-acme');
+  });
+});
+
 describe('moving groups', () => {
   it('POST /groups/{id}/children with a group of the realm moves it there (204), its members with it; a new child is answered with its representation', async () => {
     const { id: from } = await kc.groups.create({ name: 'mv-from' });
