@@ -78,7 +78,10 @@ describe("a group's client role mappings, and the views of a holder's mappings",
       ),
     ).not.toContain('view');
     const all = await kc.groups.listRoleMappings({ id: partners });
-    expect(all.clientMappings?.['reports']?.mappings.map((r) => r.name)).toEqual(['view']);
+    const reportsMappings = (
+      all.clientMappings as Record<string, { mappings: { name?: string }[] }> | undefined
+    )?.['reports'];
+    expect(reportsMappings?.mappings.map((r) => r.name)).toEqual(['view']);
     expect(all.realmMappings?.map((r) => r.name)).toEqual(['loop-a']);
     expect(clientRoles(await webAppClaims('dave', 'dave-pw'), 'reports')).toContain('view');
 
