@@ -2,7 +2,7 @@
 import type { Router } from 'express';
 import type { GroupRepresentation, KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
 import { changeRealm } from './edit.js';
-import { badRequest, conflict } from './errors.js';
+import { badRequest, conflict, notFound } from './errors.js';
 import { groupInput, parseBody } from './input.js';
 import { allGroups, findGroup } from './resources.js';
 import { groupOut, userOut } from './representations.js';
@@ -121,6 +121,18 @@ export function groupRoutes(router: Router, ctx: AdminContext): void {
           (group.subGroups ?? []).map((s) => groupOut(s, `${path}/${s.name}`, group.id, false)),
         ),
       );
+    }),
+  );
+  // A group by its path (`/staff/engineering`), as Keycloak's group-by-path answers it.
+  router.get(
+    '/:realm/group-by-path/*path',
+    handle(async (req, res) => {
+      const rep = keycloakOf(await ctx.provider(req));
+      const segments = req.params['path'] as unknown as string[];
+      const path = `/${segments.join('/')}`;
+      const found = allGroups(rep).find((g) => g.path === path);
+      if (found === undefined) throw notFound(`Group path does not exist`);
+      res.json(groupOut(found.group, found.path, found.parent?.id, true));
     }),
   );
   router.get(

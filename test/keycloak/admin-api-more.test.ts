@@ -101,6 +101,23 @@ describe("a group's client role mappings, and the views of a holder's mappings",
   });
 });
 
+describe('a group by its path', () => {
+  it.each([
+    ['a top-level group', 'staff', 200],
+    ['a subgroup', 'staff/engineering/platform', 200],
+    ['no such group', 'staff/nope', 404],
+  ])('GET /group-by-path/{path}, %s: %i', async (_what, path, status) => {
+    const answer = await admin('GET', `/group-by-path/${path}`);
+    expect(answer.status).toBe(status);
+    if (status === 200) expect(answer.json).toMatchObject({ path: `/${path}`, name: path.split('/').pop() });
+  });
+
+  it("the admin client's getGroupByPath finds it", async () => {
+    const group = await kc.realms.getGroupByPath({ realm: 'acme', path: 'staff/engineering' });
+    expect(group).toMatchObject({ name: 'engineering', path: '/staff/engineering' });
+  });
+});
+
 describe('moving groups', () => {
   it('POST /groups/{id}/children with a group of the realm moves it there (204), its members with it; a new child is answered with its representation', async () => {
     const { id: from } = await kc.groups.create({ name: 'mv-from' });
