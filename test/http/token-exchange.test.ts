@@ -138,6 +138,18 @@ describe('token exchange', () => {
     expect(claims).not.toHaveProperty('name');
   });
 
+  it("scope may name scopes the subject token lacks, as any request of the caller (Keycloak's standard exchange)", async () => {
+    const subject = await login('openid ledger.read');
+    const answer = await exchange(subject.access_token, { scope: 'ledger.read ledger.write statements' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json['scope']).toBe('ledger.read ledger.write statements');
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'ledger-api');
+    expect(claims).toMatchObject({ aud: ['ledger-api', 'statement-rs'], azp: 'ledger-api' });
+    expect(claims['resource_access']).toMatchObject({
+      'ledger-api': { roles: expect.arrayContaining(['editor']) },
+    });
+  });
+
   it('the azp of a token may exchange it, and so may its audience', async () => {
     const first = await exchange((await login()).access_token, { audience: 'statement-rs' });
     const token = first.json['access_token'] as string;
@@ -390,13 +402,13 @@ describe('token exchange', () => {
         },
       ],
       [
-        'a scope the subject_token does not have',
-        (t) => exchange(t.access_token, { scope: 'ledger.read ledger.write' }),
+        'a scope the caller may not have (no scope of the realm)',
+        (t) => exchange(t.access_token, { scope: 'ledger.read ledger.admin' }),
         400,
         {
           error: 'invalid_scope',
           error_description:
-            'Invalid scopes: ledger.write (not in the subject token, which has: openid profile ledger.read)',
+            'Invalid scopes: ledger.admin (client "ledger-api" may request: openid profile email offline_access nnin_altsub idp_proof ledger.read ledger.write statements)',
         },
       ],
       [
