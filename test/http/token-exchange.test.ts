@@ -150,6 +150,17 @@ describe('token exchange', () => {
     });
   });
 
+  it('audience may name a client the user has roles of though no scope of the token gives it', async () => {
+    const subject = await login('openid statements');
+    const before = decode(subject.access_token).claims;
+    expect(before).toMatchObject({ aud: 'statement-rs', resource_access: { 'ledger-api': {} } });
+    const answer = await exchange(subject.access_token, { audience: 'ledger-api' }, 'statement-rs');
+    expect(answer.status, answer.text).toBe(200);
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'ledger-api');
+    expect(claims).toMatchObject({ aud: 'ledger-api', azp: 'statement-rs' });
+    expect(claims['resource_access']).toEqual({ 'ledger-api': { roles: ['viewer', 'auditor'] } });
+  });
+
   it('the azp of a token may exchange it, and so may its audience', async () => {
     const first = await exchange((await login()).access_token, { audience: 'statement-rs' });
     const token = first.json['access_token'] as string;
