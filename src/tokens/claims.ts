@@ -37,6 +37,9 @@ export interface Stamp {
 
 export type Claims = Record<string, unknown>;
 
+/** The refresh token claim carrying a token exchange's `audience` parameters. */
+export const REQUESTED_AUDIENCE_CLAIM = 'requested_audience';
+
 /** What a grant's audiences and roles are. */
 interface Access {
   aud: string[];
@@ -277,6 +280,8 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
       if (grant.method !== undefined) claims['acr'] = acrOf(grant.method, realm.brand.word);
       addRoleClaims(claims, derived.access);
       claims['scope'] = derived.scope;
+      // The audiences a token exchange narrowed to, so that its refresh keeps them.
+      if (grant.audience !== undefined) claims[REQUESTED_AUDIENCE_CLAIM] = grant.audience;
     },
   });
 }

@@ -217,6 +217,22 @@ describe('token exchange', () => {
     expect(decode(refreshed.json.access_token).claims).toMatchObject({ azp: 'ledger-api', sid: subject.sid });
   });
 
+  it("a refresh token got with audience refreshes to tokens that keep the exchange's aud and resource_access", async () => {
+    const subject = await login();
+    const answer = await exchange(subject.access_token, {
+      requested_token_type: REFRESH_TOKEN_TYPE,
+      audience: 'statement-rs',
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const refreshed = await refresh(idp, answer.json['refresh_token'] as string, { client: 'ledger-api' });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    for (const token of [answer.json['access_token'] as string, refreshed.json.access_token]) {
+      const { claims } = await verifyToken(idp, token, 'statement-rs');
+      expect(claims['aud']).toBe('statement-rs');
+      expect(claims['resource_access']).toEqual({ 'statement-rs': { roles: ['reader'] } });
+    }
+  });
+
   it('openid-client genericGrantRequest exchanges and reads issued_token_type', async () => {
     const config = await oidc.discovery(
       new URL(idp.issuer),
