@@ -68,7 +68,11 @@ export class Clock {
     else if (start !== undefined) this.#offsetMs = start - Clock.realMs();
   }
 
-  /** The system time in epoch ms; only for checks that must follow real time (client assertions). */
+  /**
+   * The system time in epoch ms; only for checks that must follow real time besides the mock clock: times a
+   * client writes with its own clock (assertions, DPoP proofs) and rate limits (the poll interval of the device
+   * flow and CIBA), so that a frozen or moved clock does not refuse a client that behaves in real time.
+   */
   static realMs(): number {
     return Date.now();
   }

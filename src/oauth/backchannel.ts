@@ -1,6 +1,7 @@
 // What the device flow (RFC 8628) and CIBA poll mode share: a request stored until the user decides, polled at
-// the token endpoint (authorization_pending, slow_down on the mock clock, access_denied, expired_token), a
+// the token endpoint (authorization_pending, slow_down, access_denied, expired_token), a
 // decision from the /device page or the QA API, and the token set of an approved request, once.
+import { Clock } from '../clock.js';
 import { isDisabled, type Client } from '../fixtures/realm.js';
 import type { RealmContext } from '../realm/context.js';
 import type { BackchannelRequest } from '../store/state-store.js';
@@ -30,14 +31,35 @@ export function statusAt(r: BackchannelRequest, now: number): BackchannelRequest
 
 type PollOutcome = { ok: true; request: BackchannelRequest } | { ok: false; error: OAuthError };
 
-/** One poll's answer for the stored request `r` of `client`, at `now`, and what to write back. */
+/** The instants of a poll: mock epoch seconds, and real epoch milliseconds (for the interval only). */
+interface PollTime {
+  now: number;
+  realMs: number;
+}
+
+/**
+ * Seconds since the last poll, or undefined when it came no sooner than the interval: a poll is too fast only
+ * when it is so both on the mock clock and in real time (a frozen or moved-back clock does not make a client
+ * that waits in real time too fast, and a test that moves the clock on need not wait).
+ */
+function tooSoon(r: BackchannelRequest, { now, realMs }: PollTime): number | undefined {
+  if (r.polledAt === undefined) return undefined;
+  const mockElapsed = now - r.polledAt;
+  const realElapsed =
+    r.polledRealMs !== undefined ? Math.floor((realMs - r.polledRealMs) / 1000) : mockElapsed;
+  const elapsed = Math.max(mockElapsed, realElapsed);
+  return elapsed < r.interval ? elapsed : undefined;
+}
+
+/** One poll's answer for the stored request `r` of `client`, at `time`, and what to write back. */
 function pollOutcome(
   kind: BackchannelKind,
   r: BackchannelRequest | undefined,
   client: Client,
-  now: number,
+  time: PollTime,
 ): { next: BackchannelRequest | null | undefined; result: PollOutcome } {
   const { what, param } = NAMES[kind];
+  const { now } = time;
   const refuse = (error: OAuthError, next: BackchannelRequest | null | undefined = undefined) => ({
     next,
     result: { ok: false as const, error },
@@ -59,20 +81,22 @@ function pollOutcome(
     const decidedAt = r.decidedAt ?? r.autoApproveAt ?? now;
     return { next: null, result: { ok: true, request: { ...r, status, decidedAt } } };
   }
-  // Pending. Polled again before the interval has passed on the mock clock: slow down, for good (RFC 8628 §3.5).
-  if (r.polledAt !== undefined && now - r.polledAt < r.interval) {
+  // Pending. Polled again before the interval has passed: slow down, for good (RFC 8628 §3.5).
+  const polled = { polledAt: now, polledRealMs: time.realMs };
+  const elapsed = tooSoon(r, time);
+  if (elapsed !== undefined) {
     const interval = r.interval + SLOW_DOWN_STEP_S;
     return refuse(
       new OAuthError(
         'slow_down',
-        `Polled ${now - r.polledAt} s after the last poll, less than the interval of ${r.interval} s: poll every ${interval} s from now on`,
+        `Polled ${elapsed} s after the last poll, less than the interval of ${r.interval} s: poll every ${interval} s from now on`,
       ),
-      { ...r, polledAt: now, interval },
+      { ...r, ...polled, interval },
     );
   }
   return refuse(
     new OAuthError('authorization_pending', 'The user has not yet approved or denied the request'),
-    { ...r, polledAt: now },
+    { ...r, ...polled },
   );
 }
 
@@ -86,8 +110,8 @@ export async function pollBackchannel(
   id: string,
   client: Client,
 ): Promise<BackchannelRequest> {
-  const now = p.clock.nowSeconds();
-  const outcome = await p.store.changeBackchannelRequest(id, (r) => pollOutcome(kind, r, client, now));
+  const time = { now: p.clock.nowSeconds(), realMs: Clock.realMs() };
+  const outcome = await p.store.changeBackchannelRequest(id, (r) => pollOutcome(kind, r, client, time));
   if (!outcome.ok) throw outcome.error;
   return outcome.request;
 }

@@ -1,5 +1,5 @@
 // Client authentication: client_secret_basic, client_secret_post, private_key_jwt (RS256, ES256),
-// client_secret_jwt (HS256 keyed by the client secret) and public clients.
+// client_secret_jwt (HS256, HS384 or HS512 keyed by the client secret) and public clients.
 import { timingSafeEqual } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Client } from '../fixtures/realm.js';
@@ -156,13 +156,33 @@ async function authenticate(p: RealmContext, input: ClientAuthInput): Promise<Au
   return { client, method: 'none' };
 }
 
-/** The method an assertion stands for: an HMAC one is keyed by the client secret (client_secret_jwt). */
-function assertionMethod(assertion: string): 'private_key_jwt' | 'client_secret_jwt' {
+/**
+ * The HMAC algorithms of client_secret_jwt, keyed by the client secret (as Keycloak's client-secret JWT
+ * authenticator takes them when the client pins none).
+ */
+const CLIENT_SECRET_ALGS = ['HS256', 'HS384', 'HS512'];
+
+/** The `alg` of an assertion's header, when it has one. */
+function assertionAlg(assertion: string): string | undefined {
   try {
-    return decodeProtectedHeader(assertion).alg === 'HS256' ? 'client_secret_jwt' : 'private_key_jwt';
+    const { alg } = decodeProtectedHeader(assertion);
+    return typeof alg === 'string' ? alg : undefined;
   } catch {
-    return 'private_key_jwt';
+    return undefined;
   }
+}
+
+/** The method an assertion signed `alg` stands for; a client that does not allow it gets words saying why. */
+function assertionMethod(client: Client, alg: string | undefined): 'private_key_jwt' | 'client_secret_jwt' {
+  const method =
+    alg !== undefined && CLIENT_SECRET_ALGS.includes(alg) ? 'client_secret_jwt' : 'private_key_jwt';
+  if (method === 'private_key_jwt' && !client.authMethods.includes(method))
+    throw invalidClient(
+      `Client "${client.id}" may not authenticate with private_key_jwt (allowed: ${client.authMethods.join(', ')}): the client_assertion is signed ${alg ?? 'with no alg'}${client.authMethods.includes('client_secret_jwt') ? `, but a client_secret_jwt assertion is signed ${CLIENT_SECRET_ALGS.join(', ')} with the client secret` : ''}`,
+      'unauthorized_client',
+    );
+  requireMethod(client, method);
+  return method;
 }
 
 async function verifyAssertion(
@@ -184,8 +204,7 @@ async function verifyAssertion(
   const bodyId = input.params.get('client_id');
   if (bodyId !== undefined && bodyId !== id)
     throw invalidRequest('client_id differs from the client_assertion subject');
-  const method = assertionMethod(assertion);
-  requireMethod(client, method);
+  const method = assertionMethod(client, assertionAlg(assertion));
   let key: ClientJwtCheck['key'];
   if (method === 'client_secret_jwt') {
     if (client.secret === undefined)
@@ -199,7 +218,7 @@ async function verifyAssertion(
   try {
     await verifyClientJwt(p, assertion, {
       key,
-      algorithms: method === 'client_secret_jwt' ? ['HS256'] : CLIENT_KEY_ALGS,
+      algorithms: method === 'client_secret_jwt' ? CLIENT_SECRET_ALGS : CLIENT_KEY_ALGS,
       issuer: id,
       subject: id,
       audiences: input.audiences,

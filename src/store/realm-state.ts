@@ -2,7 +2,7 @@
 // spent codes, pushed requests, back-channel requests and user codes, revocations and assertion ids. Expiry
 // is decided here, on the mock clock; the record store only keeps records for as long as they may matter.
 import { z } from 'zod';
-import { Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { API_VERSIONS, METHODS } from '../fixtures/versions.js';
 import type { FaultStore } from './faults.js';
 import type { JournalStore } from './journal.js';
@@ -69,6 +69,7 @@ const backchannelSchema = z.object({
   decidedAt: z.number().optional(),
   interval: z.number(),
   polledAt: z.number().optional(),
+  polledRealMs: z.number().optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
   autoApproveAt: z.number().optional(),
@@ -237,7 +238,10 @@ const REVOKED: RecordKind<number> = {
   heldExpiresAt: (held) => held as number,
 };
 
-/** An assertion id's exp, or for one kept by the mock clock only, its exp and the real ms to drop it at. */
+/** The last instant the clock can show (9999-12-31T23:59:59Z): a record kept by the real clock alone. */
+const NEVER_ON_THE_MOCK_CLOCK = 253_402_300_799;
+
+/** An assertion id's exp, or for one of either clock (DPoP), its exp and the real ms to drop it at. */
 type UsedAssertion = number | { exp: number; realUntilMs: number };
 
 const ASSERTION: RecordKind<UsedAssertion> = {
@@ -248,8 +252,8 @@ const ASSERTION: RecordKind<UsedAssertion> = {
     return parsed.success ? parsed.data : undefined;
   },
   // An assertion verifies while either the mock or the real clock is before its exp (+ tolerance): its id is
-  // kept until both have passed it, however the mock clock moves. By the mock clock only: until the mock
-  // clock passes exp, and no longer than the mock time then left, in real time.
+  // kept until both have passed it, however the mock clock moves. A DPoP proof's: by the real clock alone,
+  // until the instant its check set (the mock clock may stand still or jump past exp).
   lifetime: (used) =>
     typeof used === 'number'
       ? {
@@ -257,7 +261,7 @@ const ASSERTION: RecordKind<UsedAssertion> = {
           realUntilMs: (used + ASSERTION_TOLERANCE_S + 1) * 1000,
           real: 'both',
         }
-      : { expiresAt: used.exp + 1, realUntilMs: used.realUntilMs + 1, real: 'either' },
+      : { expiresAt: NEVER_ON_THE_MOCK_CLOCK, realUntilMs: used.realUntilMs + 1, real: 'either' },
 };
 
 /** The parts a realm's state is kept in. */
@@ -439,9 +443,8 @@ export class RealmState implements StateStore {
   }
 
   useAssertion(clientId: string, jti: string, exp: number, options: AssertionOptions = {}): Promise<boolean> {
-    const left = Math.max(exp - this.#clock.nowSeconds(), 0);
     const used: UsedAssertion =
-      options.mockClockOnly === true ? { exp, realUntilMs: Clock.realMs() + left * 1000 } : exp;
+      options.realUntilMs !== undefined ? { exp, realUntilMs: options.realUntilMs } : exp;
     return this.#records.add(ASSERTION, `${clientId}\u0000${jti}`, used);
   }
 

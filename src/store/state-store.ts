@@ -11,12 +11,12 @@ export const ASSERTION_TOLERANCE_S = 5;
 /** How long {@link StateStore.useAssertion} keeps an id. */
 export interface AssertionOptions {
   /**
-   * `exp` is on the mock clock only (a DPoP proof, valid while the mock clock is within its `iat` window):
-   * the id is kept until the mock clock passes `exp`, and for no longer than the mock time then left to
-   * `exp`, counted in real time (so a frozen mock clock does not keep it forever). Without it, an id is
-   * kept until both the mock and the real clock have passed `exp` plus the assertion tolerance.
+   * Keep the id by the real clock alone, until this instant (epoch ms), whatever the mock clock shows: for a
+   * DPoP proof, valid while the mock or the real clock is within its `iat` window (the mock clock may stand
+   * still or jump). Without it, an id is kept until both the mock and the real clock have passed `exp` plus the
+   * assertion tolerance.
    */
-  mockClockOnly?: boolean;
+  realUntilMs?: number;
 }
 
 export interface Session {
@@ -91,6 +91,8 @@ export interface BackchannelRequest {
   interval: number;
   /** The last poll at the token endpoint, epoch seconds. */
   polledAt?: number;
+  /** The last poll in real time, epoch milliseconds (a poll is too fast only when so in both times). */
+  polledRealMs?: number;
   createdAt: number;
   expiresAt: number;
   /** CIBA: approved by itself at this instant (cibaAutoApproveSeconds), epoch seconds. */

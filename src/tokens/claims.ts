@@ -37,6 +37,9 @@ export interface Stamp {
 
 export type Claims = Record<string, unknown>;
 
+/** The refresh token claim carrying a token exchange's `audience` parameters. */
+export const REQUESTED_AUDIENCE_CLAIM = 'requested_audience';
+
 /** What a grant's audiences and roles are. */
 interface Access {
   aud: string[];
@@ -60,10 +63,18 @@ function derivedOf(realm: Realm, grant: Grant): Derived {
   return { access: accessOf(realm, grant), scope, released: new Map() };
 }
 
+/**
+ * The audiences a token exchange may ask for: those of the grant's scopes, and every client the grant has roles
+ * of (as Keycloak's audience resolution adds each client in resource_access).
+ */
+function availableAudiences(access: Access): string[] {
+  return [...new Set([...access.aud, ...Object.keys(access.resourceAccess)])];
+}
+
 /** The access token audiences a grant has by its scopes and roles, before a token exchange narrows them. */
 export function grantAudiences(realm: Realm, grant: Grant): string[] {
   const { audience: _narrowed, ...whole } = grant;
-  return accessOf(realm, whole).aud;
+  return availableAudiences(accessOf(realm, whole));
 }
 
 /** realm_access, resource_access and the audiences of a grant. */
@@ -71,8 +82,9 @@ function accessOf(realm: Realm, grant: Grant): Access {
   const access = wholeAccessOf(realm, grant);
   const only = grant.audience;
   if (only === undefined) return access;
+  const available = availableAudiences(access);
   return {
-    aud: only.filter((a) => access.aud.includes(a)),
+    aud: only.filter((a) => available.includes(a)),
     realmRoles: access.realmRoles,
     resourceAccess: narrowedRoles(access.resourceAccess, only),
   };
@@ -268,6 +280,8 @@ export function buildRefreshClaims(realm: Realm, grant: Grant, stamp: Stamp): Cl
       if (grant.method !== undefined) claims['acr'] = acrOf(grant.method, realm.brand.word);
       addRoleClaims(claims, derived.access);
       claims['scope'] = derived.scope;
+      // The audiences a token exchange narrowed to, so that its refresh keeps them.
+      if (grant.audience !== undefined) claims[REQUESTED_AUDIENCE_CLAIM] = grant.audience;
     },
   });
 }

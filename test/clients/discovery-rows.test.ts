@@ -221,6 +221,30 @@ describe('every discovery row through a real client', () => {
     if (method === 'client_secret_jwt') uses('token_endpoint_auth_signing_alg_values_supported=HS256');
   });
 
+  it.each(['HS384', 'HS512'])(
+    'token_endpoint_auth_signing_alg_values_supported=%s: openid-client with a ClientAuth signing it with the secret',
+    async (alg) => {
+      // openid-client's ClientSecretJwt signs HS256 only; a ClientAuth function may sign with any alg.
+      const hmac: client.ClientAuth = async (as, c, body) => {
+        const assertion = await new SignJWT({ jti: crypto.randomUUID() })
+          .setProtectedHeader({ alg })
+          .setIssuer(c.client_id)
+          .setSubject(c.client_id)
+          .setAudience(as.issuer)
+          .setIssuedAt()
+          .setExpirationTime('1m')
+          .sign(new TextEncoder().encode('rp-secret'));
+        body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+        body.set('client_assertion', assertion);
+      };
+      const tokens = await client.clientCredentialsGrant(await discover('rp', hmac), {
+        scope: 'orders.read',
+      });
+      expect(decodeJwt(tokens.access_token)['azp']).toBe('rp');
+      uses(`token_endpoint_auth_signing_alg_values_supported=${alg}`);
+    },
+  );
+
   it('grant_types_supported=token-exchange: openid-client genericGrantRequest, the new token for orders-api', async () => {
     const config = await rpBasic();
     const subject = await client.genericGrantRequest(config, 'password', {

@@ -2,7 +2,7 @@
 // it at POST /mock/ciba (or the client's cibaAutoApproveSeconds pass on the mock clock), and the poll gives a
 // token set verified with jose; every refusal at both endpoints.
 import * as oidc from 'openid-client';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { CIBA, grantsFixtures } from '../helpers/grants.js';
 import { basicFor } from '../helpers/flows.js';
 import { basic, call, get, postForm, type Answer } from '../helpers/http.js';
@@ -104,6 +104,28 @@ describe('CIBA poll mode', () => {
     });
     await verifyToken(idp, tokens.id_token as string, 'branch-desk');
   });
+
+  it.each([
+    ['frozen', 0],
+    ['moved back a minute', -60],
+  ])(
+    'with the mock clock %s, a poll 6 s of real time after the last is no slow_down',
+    async (_name, seconds) => {
+      const id = await start();
+      // Real time moves only when the test says so; the mock clock stays frozen (or goes back).
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        expect((await poll(id)).json['error']).toBe('authorization_pending');
+        if (seconds !== 0) await advance(seconds);
+        vi.setSystemTime(Date.now() + 6000);
+        expect((await poll(id)).json['error']).toBe('authorization_pending');
+        // Sooner than the interval in both times: slow_down.
+        expect((await poll(id)).json['error']).toBe('slow_down');
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it('pending, slow_down within the interval, then approved by itself after cibaAutoApproveSeconds', async () => {
     const id = await start({ login_hint: ':17037912345' }, AUTO);

@@ -1,6 +1,6 @@
 // client_secret_jwt: an HS256 client assertion keyed by the client secret, checked as private_key_jwt's are
 // (iss/sub the client, aud, exp, single-use jti); openid-client's ClientSecretJwt through a code flow.
-import { SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { grantsFixtures } from '../helpers/grants.js';
@@ -24,11 +24,12 @@ const idp = useIdp(() => ({
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
-/** An HS256 client assertion (iss = sub = `client`), keyed by `secret`; `claims` set or (undefined) remove. */
+/** An HMAC client assertion (iss = sub = `client`), keyed by `secret`; `claims` set or (undefined) remove. */
 async function hmacAssertion(
   client = 'hmac-app',
   secret = 'hmac-app-secret-0123456789abcdef',
   claims: Record<string, unknown> = {},
+  alg = 'HS256',
 ): Promise<string> {
   const payload: Record<string, unknown> = {
     iss: client,
@@ -42,7 +43,7 @@ async function hmacAssertion(
     if (v === undefined) delete payload[k];
     else payload[k] = v;
   }
-  return new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+  return new SignJWT(payload).setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
 }
 
 const clientCredentials = (assertion: string): Promise<Answer> =>
@@ -114,6 +115,16 @@ describe('client_secret_jwt', () => {
     expect(basic.status).toBe(401);
   });
 
+  it.each(['HS256', 'HS384', 'HS512'])(
+    'an assertion signed %s with the secret authenticates',
+    async (alg) => {
+      const answer = await clientCredentials(await hmacAssertion(undefined, undefined, {}, alg));
+      expect(answer.status, answer.text).toBe(200);
+      const { claims } = await verifyToken(idp, answer.json['access_token'] as string);
+      expect(claims).toMatchObject({ azp: 'hmac-app', client_id: 'hmac-app' });
+    },
+  );
+
   it('an assertion is single-use', async () => {
     const assertion = await hmacAssertion();
     expect((await clientCredentials(assertion)).status).toBe(200);
@@ -141,6 +152,25 @@ describe('client_secret_jwt', () => {
         error: 'unauthorized_client',
         error_description:
           'Client "teller-web" may not authenticate with client_secret_jwt (allowed: client_secret_basic, client_secret_post)',
+      },
+    ],
+    [
+      'signed RS256 by a client with no jwks (client_secret_jwt only)',
+      async () => {
+        const { privateKey } = await generateKeyPair('RS256');
+        return new SignJWT({ jti: crypto.randomUUID() })
+          .setProtectedHeader({ alg: 'RS256' })
+          .setIssuer('hmac-app')
+          .setSubject('hmac-app')
+          .setAudience(idp.endpoints.token)
+          .setIssuedAt()
+          .setExpirationTime('1m')
+          .sign(privateKey);
+      },
+      {
+        error: 'unauthorized_client',
+        error_description:
+          'Client "hmac-app" may not authenticate with private_key_jwt (allowed: client_secret_jwt): the client_assertion is signed RS256, but a client_secret_jwt assertion is signed HS256, HS384, HS512 with the client secret',
       },
     ],
     [

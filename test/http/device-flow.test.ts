@@ -1,7 +1,7 @@
 // The device authorization grant (RFC 8628): openid-client 6 gets a device code, a script approves it at
 // POST /mock/device, and the poll gives a token set verified with jose; every refusal, on the mock clock.
 import * as oidc from 'openid-client';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEVICE_CODE, grantsFixtures } from '../helpers/grants.js';
 import { basicFor } from '../helpers/flows.js';
 import { basic, call, get, postForm, type Answer } from '../helpers/http.js';
@@ -114,6 +114,28 @@ describe('device authorization grant', () => {
     expect(page.text).toContain('Sign in to <span class="client">meter-box</span>');
     expect(page.text).toContain(`a device that shows the code ${answer.json.user_code}`);
   });
+
+  it.each([
+    ['frozen', 0],
+    ['moved back a minute', -60],
+  ])(
+    'with the mock clock %s, a poll 6 s of real time after the last is no slow_down',
+    async (_name, seconds) => {
+      const { device_code } = await startDevice();
+      // Real time moves only when the test says so; the mock clock stays frozen (or goes back).
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        expect((await poll(device_code)).json['error']).toBe('authorization_pending');
+        if (seconds !== 0) await advance(seconds);
+        vi.setSystemTime(Date.now() + 6000);
+        expect((await poll(device_code)).json['error']).toBe('authorization_pending');
+        // Sooner than the interval in both times: slow_down.
+        expect((await poll(device_code)).json['error']).toBe('slow_down');
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it('pending, then slow_down when polled within the interval (which grows by 5), then tokens once', async () => {
     const { device_code, user_code } = await startDevice();

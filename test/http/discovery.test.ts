@@ -72,7 +72,7 @@ function expectedDiscovery(base: string): Record<string, unknown> {
       'client_secret_post',
       'client_secret_jwt',
     ],
-    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'HS256'],
+    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'HS256', 'HS384', 'HS512'],
     claims_supported: [
       'sub',
       'iss',

@@ -138,6 +138,29 @@ describe('token exchange', () => {
     expect(claims).not.toHaveProperty('name');
   });
 
+  it("scope may name scopes the subject token lacks, as any request of the caller (Keycloak's standard exchange)", async () => {
+    const subject = await login('openid ledger.read');
+    const answer = await exchange(subject.access_token, { scope: 'ledger.read ledger.write statements' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json['scope']).toBe('ledger.read ledger.write statements');
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'ledger-api');
+    expect(claims).toMatchObject({ aud: ['ledger-api', 'statement-rs'], azp: 'ledger-api' });
+    expect(claims['resource_access']).toMatchObject({
+      'ledger-api': { roles: expect.arrayContaining(['editor']) },
+    });
+  });
+
+  it('audience may name a client the user has roles of though no scope of the token gives it', async () => {
+    const subject = await login('openid statements');
+    const before = decode(subject.access_token).claims;
+    expect(before).toMatchObject({ aud: 'statement-rs', resource_access: { 'ledger-api': {} } });
+    const answer = await exchange(subject.access_token, { audience: 'ledger-api' }, 'statement-rs');
+    expect(answer.status, answer.text).toBe(200);
+    const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'ledger-api');
+    expect(claims).toMatchObject({ aud: 'ledger-api', azp: 'statement-rs' });
+    expect(claims['resource_access']).toEqual({ 'ledger-api': { roles: ['viewer', 'auditor'] } });
+  });
+
   it('the azp of a token may exchange it, and so may its audience', async () => {
     const first = await exchange((await login()).access_token, { audience: 'statement-rs' });
     const token = first.json['access_token'] as string;
@@ -192,6 +215,22 @@ describe('token exchange', () => {
     const refreshed = await refresh(idp, refreshToken, { client: 'ledger-api' });
     expect(refreshed.status, refreshed.text).toBe(200);
     expect(decode(refreshed.json.access_token).claims).toMatchObject({ azp: 'ledger-api', sid: subject.sid });
+  });
+
+  it("a refresh token got with audience refreshes to tokens that keep the exchange's aud and resource_access", async () => {
+    const subject = await login();
+    const answer = await exchange(subject.access_token, {
+      requested_token_type: REFRESH_TOKEN_TYPE,
+      audience: 'statement-rs',
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const refreshed = await refresh(idp, answer.json['refresh_token'] as string, { client: 'ledger-api' });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    for (const token of [answer.json['access_token'] as string, refreshed.json.access_token]) {
+      const { claims } = await verifyToken(idp, token, 'statement-rs');
+      expect(claims['aud']).toBe('statement-rs');
+      expect(claims['resource_access']).toEqual({ 'statement-rs': { roles: ['reader'] } });
+    }
   });
 
   it('openid-client genericGrantRequest exchanges and reads issued_token_type', async () => {
@@ -390,13 +429,13 @@ describe('token exchange', () => {
         },
       ],
       [
-        'a scope the subject_token does not have',
-        (t) => exchange(t.access_token, { scope: 'ledger.read ledger.write' }),
+        'a scope the caller may not have (no scope of the realm)',
+        (t) => exchange(t.access_token, { scope: 'ledger.read ledger.admin' }),
         400,
         {
           error: 'invalid_scope',
           error_description:
-            'Invalid scopes: ledger.write (not in the subject token, which has: openid profile ledger.read)',
+            'Invalid scopes: ledger.admin (client "ledger-api" may request: openid profile email offline_access nnin_altsub idp_proof ledger.read ledger.write statements)',
         },
       ],
       [

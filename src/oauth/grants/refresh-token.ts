@@ -1,7 +1,7 @@
 // grant_type=refresh_token: a whole new token set for the same session, scope equal or narrower.
 import type { RealmContext } from '../../realm/context.js';
 import { verifyToken } from '../../tokens/verify.js';
-import type { Grant } from '../../tokens/claims.js';
+import { REQUESTED_AUDIENCE_CLAIM, type Grant } from '../../tokens/claims.js';
 import { boundJkt, type DPoPProof } from '../dpop.js';
 import { explained, invalidDPoPProof, invalidGrant, unauthorizedClient } from '../errors.js';
 import { explainRefusal } from '../refusal.js';
@@ -10,17 +10,23 @@ import { narrowScopes, parseScope } from '../scopes.js';
 import { methodOfAcr, SERVED_VERSIONS, type ApiVersion, type Method } from '../../tokens/versions.js';
 
 /**
- * The interface version a refresh token carries in `api_ver` (versions 2 on write it there; none: 1), and
- * the method acr_values picked (its `acr`).
+ * The interface version a refresh token carries in `api_ver` (versions 2 on write it there; none: 1), the
+ * method acr_values picked (its `acr`) and the audiences a token exchange narrowed to (`requested_audience`).
  */
 export function carriedAuth(
   claims: Record<string, unknown>,
   brand: string,
-): { apiVersion: ApiVersion; method?: Method } {
+): { apiVersion: ApiVersion; method?: Method; audience?: string[] } {
   const ver = claims['api_ver'];
   const apiVersion = SERVED_VERSIONS.find((v) => v === ver) ?? 1;
   const method = methodOfAcr(claims['acr'], brand);
-  return { apiVersion, ...(method !== undefined ? { method } : {}) };
+  const narrowed = claims[REQUESTED_AUDIENCE_CLAIM];
+  const audience = Array.isArray(narrowed) ? narrowed.filter((a) => typeof a === 'string') : undefined;
+  return {
+    apiVersion,
+    ...(method !== undefined ? { method } : {}),
+    ...(audience !== undefined ? { audience } : {}),
+  };
 }
 
 /** Grants whose token sets may be refreshed by a client that lists one of them (not only refresh_token). */

@@ -55,7 +55,11 @@ function checkBinding(
     );
 }
 
-/** The scopes of the new token: the asked ones, each in the subject token and allowed to the caller. */
+/**
+ * The scopes of the new token. Asked for: each one the caller may have, whether or not the subject token has it
+ * (Keycloak's standard exchange takes `scope` as for any request of the caller). Not asked for: the subject
+ * token's scopes the caller may have.
+ */
 function exchangedScopes(
   p: RealmContext,
   client: Grant['client'],
@@ -63,12 +67,6 @@ function exchangedScopes(
   asked: string[],
 ): string[] {
   if (asked.length === 0) return granted.filter((s) => p.realm.scopes.has(s) && client.scopes.includes(s));
-  const wider = asked.filter((s) => !granted.includes(s));
-  if (wider.length > 0)
-    throw new OAuthError(
-      'invalid_scope',
-      `Invalid scopes: ${wider.join(' ')} (not in the subject token, which has: ${granted.join(' ')})`,
-    );
   return grantScopes(p.realm, client, asked);
 }
 
