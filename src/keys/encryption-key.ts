@@ -1,6 +1,6 @@
 // The realm's RSA encryption key ("use":"enc"): clients encrypt request objects (JWE) to it. Made at start
 // on the thread pool and not awaited there, so it never delays the first token; /certs and decryption wait.
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { generateRsaKey } from './ephemeral.js';
 import { sharedRsaKey, type ShareValue } from './shared-key.js';
@@ -15,11 +15,17 @@ export interface EncryptionKey {
   publicJwk: JWK;
 }
 
-/** The encryption key of a Node private key; `kid` is the RFC 7638 thumbprint. */
-async function toEncryptionKey(key: KeyObject): Promise<EncryptionKey> {
+/**
+ * The encryption key of a Node private key; `kid` is the RFC 7638 thumbprint, or, for a key that also signs
+ * (its thumbprint is the signing key's kid), a hash of it: one kid names one key of `certs`.
+ */
+export async function toEncryptionKey(key: KeyObject, alsoSigns = false): Promise<EncryptionKey> {
   const privateJwk = key.export({ format: 'jwk' }) as JWK;
   const pub = createPublicKey(key).export({ format: 'jwk' }) as JWK;
-  const kid = await calculateJwkThumbprint(pub, 'sha256');
+  const thumbprint = await calculateJwkThumbprint(pub, 'sha256');
+  const kid = alsoSigns
+    ? createHash('sha256').update(`enc\u0000${thumbprint}`).digest('base64url')
+    : thumbprint;
   return {
     kid,
     privateJwk: { ...privateJwk, kid },

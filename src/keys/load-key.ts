@@ -13,8 +13,19 @@ function pemLabel(text: string): string | undefined {
   return label;
 }
 
-/** A private signing key of either kind the realm signs with. */
-export type SigningKeyObject = { kind: 'rsa'; key: KeyObject } | { kind: 'ec'; key: KeyObject };
+/** A private key of either kind the realm signs with; `use: 'enc'` marks an RSA key given as its encryption key. */
+export type SigningKeyObject = { kind: 'rsa' | 'ec'; key: KeyObject; use?: 'enc' };
+
+/** Whether a key given as JWK (object or JSON text) says `"use": "enc"`. */
+function saysEnc(input: string | Record<string, unknown>): boolean {
+  if (typeof input !== 'string') return input['use'] === 'enc';
+  if (!input.trimStart().startsWith('{')) return false;
+  try {
+    return (JSON.parse(input) as Record<string, unknown>)['use'] === 'enc';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Decodes a private key from PEM or JWK text (or a JWK object), of any type. A key that is not one says what
@@ -85,15 +96,16 @@ export function parseSigningKey(input: string | Record<string, unknown>, source 
     source,
     `${RSA_JWK} or private EC JWK (kty "EC" with crv "P-256", x, y, d)`,
   );
+  const use = saysEnc(input) ? ({ use: 'enc' } as const) : {};
   if (key.asymmetricKeyType === 'ec') {
     const curve = key.asymmetricKeyDetails?.namedCurve;
     if (curve !== 'prime256v1')
       throw new KeyLoadError(
         `${source}: an EC key on P-256 (prime256v1) is needed for ES256, got the curve ${curve ?? 'unknown'}`,
       );
-    return { kind: 'ec', key };
+    return { kind: 'ec', key, ...use };
   }
-  if (key.asymmetricKeyType === 'rsa') return { kind: 'rsa', key: checkRsa(key, source) };
+  if (key.asymmetricKeyType === 'rsa') return { kind: 'rsa', key: checkRsa(key, source), ...use };
   throw new KeyLoadError(
     `${source}: an RSA key (RS256) or an EC P-256 key (ES256) is needed, got ${key.asymmetricKeyType ?? 'unknown'}`,
   );

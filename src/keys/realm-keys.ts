@@ -3,18 +3,30 @@
 import type { KeyObject } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import type { Realm } from '../fixtures/realm.js';
+import { toEncryptionKey, startEncryptionKey, type EncryptionKey } from './encryption-key.js';
 import { generateSigningKey, KeyStore, toSigningKey, type SigningKey } from './key-store.js';
 import { takeEphemeralKey } from './ephemeral.js';
 import type { EcStart, GivenKey } from './given-key.js';
 import { sharedRsaKey, type ShareValue } from './shared-key.js';
 import { KeyLoadError, parseSigningKey, readSigningKeyFile } from './load-key.js';
 
-/** Splits given keys into the RSA ones (in order) and the one EC key; a second EC key is refused. */
-function split(given: GivenKey[]): { rsa: KeyObject[]; ec: GivenKey | undefined } {
+/** Splits given keys into the RSA signing keys (in order), the one EC key and the one encryption key. */
+function split(given: GivenKey[]): {
+  rsa: KeyObject[];
+  ec: GivenKey | undefined;
+  enc: KeyObject | undefined;
+} {
   const rsa: KeyObject[] = [];
   let ec: GivenKey | undefined;
+  let enc: KeyObject | undefined;
   for (const g of given) {
-    if (g.key.kind === 'rsa') {
+    if (g.key.use === 'enc') {
+      if (g.key.kind !== 'rsa' || g.x5c !== undefined)
+        throw new KeyLoadError(`${g.source}: use enc is for an RSA key (RSA-OAEP), without x5c`);
+      if (enc !== undefined)
+        throw new KeyLoadError(`${g.source}: a second key with use enc: a realm has one`);
+      enc = g.key.key;
+    } else if (g.key.kind === 'rsa') {
       if (g.x5c !== undefined)
         throw new KeyLoadError(
           `${g.source}: x5c is for the EC P-256 key; the RSA key is published without one`,
@@ -24,7 +36,7 @@ function split(given: GivenKey[]): { rsa: KeyObject[]; ec: GivenKey | undefined 
       throw new KeyLoadError(`${g.source}: a second EC P-256 key: a realm signs ES256 with one`);
     } else ec = g;
   }
-  return { rsa, ec };
+  return { rsa, ec, enc };
 }
 
 /** The keys of --key (an RSA key, an EC P-256 key or both), else of the fixtures' `keys`. */
@@ -41,9 +53,20 @@ async function givenKeys(realm: Realm, keyFile: string | string[] | undefined): 
           : 'pem' in spec
             ? parseSigningKey(spec.pem, source)
             : parseSigningKey(spec.jwk, source);
-      return { key, source, ...(spec.x5c !== undefined ? { x5c: spec.x5c } : {}) };
+      const use = spec.use ?? key.use;
+      return {
+        key: { kind: key.kind, key: key.key, ...(use === 'enc' ? { use } : {}) },
+        source,
+        ...(spec.x5c !== undefined ? { x5c: spec.x5c } : {}),
+      };
     }),
   );
+}
+
+/** The realm's keys: its signing keys (KeyStore) and its encryption key, being made (not awaited at start). */
+interface RealmKeys {
+  keys: KeyStore;
+  encryptionKey: Promise<EncryptionKey>;
 }
 
 export async function loadRealmKeys(
@@ -52,8 +75,17 @@ export async function loadRealmKeys(
   share?: ShareValue,
   pems?: Map<string, string>,
   start?: EcStart,
-): Promise<KeyStore> {
-  const { rsa, ec } = split(await givenKeys(realm, keyFile));
+): Promise<RealmKeys> {
+  const { rsa, ec, enc } = split(await givenKeys(realm, keyFile));
+  // The encryption key: the given one; under a seed with a fixed RSA key, that key's material under its own
+  // kid, so `certs` is byte-identical from run to run (section 5); else made at start (or the replicas' one).
+  const first = rsa[0];
+  const encryptionKey =
+    enc !== undefined
+      ? toEncryptionKey(enc)
+      : first !== undefined && start?.ids.seeded === true
+        ? toEncryptionKey(first, true)
+        : startEncryptionKey(share);
   const rsaKeys =
     rsa.length > 0 ? await Promise.all(rsa.map((key) => toSigningKey(key))) : await madeRsaKey(share, pems);
   // The EC module (@noble/curves, @peculiar/x509) loads only when an EC key is made: not on a cold start's path.
@@ -74,7 +106,7 @@ export async function loadRealmKeys(
   const store = new KeyStore(rsaKeys, makeEc);
   // A key given on purpose is published at start; a made one is made when first asked for.
   if (ec !== undefined) await store.publishEc(true);
-  return store;
+  return { keys: store, encryptionKey };
 }
 
 /** The RSA key when none is given: shared by the replicas of a shared store, else the process's own. */

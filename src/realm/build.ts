@@ -3,7 +3,6 @@
 import { Clock, parseInstant } from '../clock.js';
 import type { Realm } from '../fixtures/realm.js';
 import { Ids } from '../ids.js';
-import { startEncryptionKey } from '../keys/encryption-key.js';
 import { loadRealmKeys } from '../keys/realm-keys.js';
 import { createLogger, type Logger } from '../log.js';
 import type { StoreBackend } from '../store/backend.js';
@@ -45,10 +44,16 @@ export async function buildProvider(
           backend.shared(realm.name, name, make, valid)
       : undefined;
   const pems = new Map<string, string>();
-  const keys = await loadRealmKeys(realm, several ? undefined : options.keyFile, share, pems, {
-    ids,
-    now: clock.now(),
-  });
+  const { keys, encryptionKey } = await loadRealmKeys(
+    realm,
+    several ? undefined : options.keyFile,
+    share,
+    pems,
+    {
+      ids,
+      now: clock.now(),
+    },
+  );
   // The realm's HS256 secret (refresh tokens, browser cookies): from the seed, else shared by the replicas.
   const secret =
     share !== undefined && seed === undefined
@@ -67,7 +72,7 @@ export async function buildProvider(
     clock,
     ids,
     keys,
-    encryptionKey: startEncryptionKey(share),
+    encryptionKey,
     ...(issuer !== undefined ? { fixedIssuer: issuer } : {}),
     ...(options.httpRelativePath !== undefined ? { relativePath: options.httpRelativePath } : {}),
     ...(options.hostnameBackchannelDynamic === true ? { backchannelDynamic: true } : {}),

@@ -2,6 +2,7 @@
 // every key management × content encryption pair, signed or none inside, a full code flow with
 // openid-client, and every way one cannot be decrypted.
 import {
+  calculateJwkThumbprint,
   CompactEncrypt,
   exportJWK,
   generateKeyPair,
@@ -11,11 +12,16 @@ import {
   type JWK,
 } from 'jose';
 import * as client from 'openid-client';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MockIdpOptions } from '../../src/index.js';
+import { tempDir, writeTestKey } from '../helpers/files.js';
 import { get } from '../helpers/http.js';
 import { decode, fjordRequestObject, TELLER_CB, VAULT_CB, vaultSignerKey } from '../helpers/jwt.js';
 import { authorizeWith, redirectParams } from '../helpers/flows.js';
-import { useIdp, useLocalServer } from '../helpers/server.js';
+import { FJORD_FIXTURES, startIdp, useIdp, useLocalServer } from '../helpers/server.js';
 
 const ALGS = ['RSA-OAEP-256', 'RSA-OAEP'] as const;
 const ENCS = ['A128GCM', 'A192GCM', 'A256GCM', 'A128CBC-HS256', 'A192CBC-HS384', 'A256CBC-HS512'] as const;
@@ -79,6 +85,63 @@ describe("the realm's encryption key", () => {
     const { json } = await get(`${idp.issuer}/.well-known/openid-configuration`);
     expect(json['request_object_encryption_alg_values_supported']).toEqual([...ALGS]);
     expect(json['request_object_encryption_enc_values_supported']).toEqual([...ENCS]);
+  });
+});
+
+describe('a fixed encryption key', () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.remove());
+  const rsaFile = writeTestKey(tmp.dir, 'rsa.pem');
+  const encPem = writeTestKey(tmp.dir, 'enc.pem');
+  const encPrivate = createPrivateKey(readFileSync(encPem));
+  const encJwkFile = join(tmp.dir, 'enc.jwk.json');
+  writeFileSync(encJwkFile, JSON.stringify({ ...encPrivate.export({ format: 'jwk' }), use: 'enc' }));
+  const fjord = readFileSync(FJORD_FIXTURES, 'utf8');
+  const withKeys = join(tmp.dir, 'fjord-keys.yaml');
+  writeFileSync(withKeys, `keys:\n  - file: rsa.pem\n  - file: enc.pem\n    use: enc\n${fjord}`);
+
+  /** The server's encryption JWK, and whether a JWE to it comes back as a code. */
+  async function check(options: MockIdpOptions): Promise<{ rsa: JWK; enc: JWK; code: string | null }> {
+    const server = await startIdp(options);
+    try {
+      const { json } = await get<{ keys: JWK[] }>(server.endpoints.certs);
+      const enc = json.keys.find((k) => k.use === 'enc') as JWK;
+      const object = await fjordRequestObject(server, {
+        client: 'teller-web',
+        alg: 'none',
+        claims: { state: 's' },
+      });
+      const request = await encrypt(object, 'RSA-OAEP-256', 'A256GCM', enc, enc.kid);
+      const params = await redirectParams(
+        await authorizeWith(server, { client_id: 'teller-web', request }),
+        TELLER_CB,
+      );
+      return { rsa: json.keys[0] as JWK, enc, code: params.get('code') };
+    } finally {
+      await server.close();
+    }
+  }
+
+  it.each<[string, MockIdpOptions]>([
+    ['fixtures keys: an entry with use enc', { fixtures: withKeys }],
+    ['--key: a JWK file with "use": "enc"', { keyFile: [rsaFile, encJwkFile] }],
+  ])('%s is the encryption key (kid its thumbprint), not a signing key', async (_name, options) => {
+    const { rsa, enc, code } = await check(options);
+    const mine = encPrivate.export({ format: 'jwk' });
+    expect(enc).toMatchObject({ kty: 'RSA', use: 'enc', alg: 'RSA-OAEP-256', n: mine.n, e: mine.e });
+    expect(enc.kid).toBe(await calculateJwkThumbprint(createPublicKey(encPrivate)));
+    expect(rsa.n).toBe(createPrivateKey(readFileSync(rsaFile)).export({ format: 'jwk' }).n);
+    expect(code).toBeTruthy();
+  });
+
+  it('under a seed with a fixed RSA key and none given: the RSA key, under a kid of its own', async () => {
+    const { rsa, enc, code } = await check({ keyFile: rsaFile, seed: 'enc' });
+    expect(enc.n).toBe(rsa.n);
+    expect(enc.kid).not.toBe(rsa.kid);
+    expect(code).toBeTruthy();
+    // Without a seed the encryption key is made at start, as before.
+    const unseeded = await check({ keyFile: rsaFile });
+    expect(unseeded.enc.n).not.toBe(unseeded.rsa.n);
   });
 });
 

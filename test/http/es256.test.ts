@@ -386,8 +386,8 @@ describe('determinism under a seed, a fixed RSA key and a frozen clock', () => {
       user: 'ingrid',
       apiVersion: 3,
     });
-    const signing = (JSON.parse(certs.text) as Jwks).keys.filter((k) => k.use === 'sig');
-    return [JSON.stringify(signing), params.toString(), tokens.text, refreshed.text, minted.text];
+    // All of certs: the signing keys, the EC chain and the encryption key (the RSA key's, under its own kid).
+    return [certs.text, params.toString(), tokens.text, refreshed.text, minted.text];
   }
 
   it('two servers give byte-identical ES256 tokens and certs; another seed does not', async () => {
@@ -410,6 +410,9 @@ describe('determinism under a seed, a fixed RSA key and a frozen clock', () => {
     expect(JSON.parse(a[2] ?? '{}')).toMatchObject({ token_type: 'Bearer' });
     expect(decode(JSON.parse(a[2] ?? '{}').id_token as string).header.alg).toBe('ES256');
     expect(b).toEqual(a);
+    const kids = (JSON.parse(a[0] ?? '{}') as Jwks).keys.map((k) => `${k.use}:${k.kty}`);
+    expect(kids).toEqual(['sig:RSA', 'sig:EC', 'enc:RSA']);
+    expect(new Set((JSON.parse(a[0] ?? '{}') as Jwks).keys.map((k) => k.kid)).size).toBe(3);
     expect(c[0]).not.toBe(a[0]);
     expect(c[2]).not.toBe(a[2]);
   });

@@ -48,8 +48,9 @@ async function signingCerts(url: string): Promise<{ json: Jwks }> {
   return { json: { keys: json.keys.filter((k) => k.use !== 'enc') } };
 }
 
+/** All of `certs`, as served: the encryption key too (under a seed, the fixed RSA key's). */
 async function certsText(idp: TestIdp): Promise<string> {
-  return JSON.stringify((await signingCerts(idp.endpoints.certs)).json);
+  return (await get(idp.endpoints.certs)).text;
 }
 
 describe('the EC key and its chain', () => {
@@ -334,6 +335,19 @@ describe('fixing the EC key', () => {
       'x5c on the RSA key',
       [{ file: 'rsa.pem', x5c: [CERT] }],
       'keys.yaml:2:29 keys[0].x5c: x5c is for the EC P-256 key; the RSA key is published without one',
+    ],
+    [
+      'use enc on the EC key',
+      [{ pem: EC_PEM, use: 'enc' }],
+      'keys.yaml:2:267 keys[0]: use enc is for an RSA key (RSA-OAEP), without x5c',
+    ],
+    [
+      'two keys with use enc',
+      [
+        { file: 'rsa.pem', use: 'enc' },
+        { file: 'rsa.pem', use: 'enc' },
+      ],
+      'keys.yaml:3:29 keys[1]: a second key with use enc: a realm has one',
     ],
     [
       'an x5c entry that is no certificate',
