@@ -94,18 +94,21 @@ export function realmScopes(rep: Rep, kind: ScopeKind): string[] {
 /** Keycloak's built-in SAML client scopes, which an export lists among the realm's defaults. */
 const SAML_BUILT_INS = new Set(['role_list', 'saml_organization']);
 
+/** The realm's default (or optional) client scopes of one protocol, by name: one pass over its scopes. */
+function realmScopesOf(rep: Rep, kind: ScopeKind, protocol: string): string[] {
+  const protocols = new Map<string, string | undefined>();
+  for (const s of rep.clientScopes ?? []) if (!protocols.has(s.name)) protocols.set(s.name, s.protocol);
+  const protocolOf = (name: string): string =>
+    protocols.get(name) ?? (SAML_BUILT_INS.has(name) ? 'saml' : 'openid-connect');
+  return realmScopes(rep, kind).filter((name) => protocolOf(name) === protocol);
+}
+
 /**
  * A client's default (or optional) client scopes, by name: its own list, else the realm's of the client's
  * protocol (an OpenID Connect client does not get the SAML scopes an export lists among the realm's).
  */
 export function clientScopes(rep: Rep, client: ClientRepresentation, kind: ScopeKind): string[] {
-  const own = client[CLIENT_LIST[kind]];
-  if (own !== undefined) return own;
-  const protocol = client.protocol ?? 'openid-connect';
-  const protocolOf = (name: string): string =>
-    rep.clientScopes?.find((s) => s.name === name)?.protocol ??
-    (SAML_BUILT_INS.has(name) ? 'saml' : 'openid-connect');
-  return realmScopes(rep, kind).filter((name) => protocolOf(name) === protocol);
+  return client[CLIENT_LIST[kind]] ?? realmScopesOf(rep, kind, client.protocol ?? 'openid-connect');
 }
 
 export function setClientScopes(client: ClientRepresentation, kind: ScopeKind, names: string[]): void {
@@ -137,8 +140,21 @@ export function renameScope(rep: Rep, from: string, to: string): void {
 
 /** Whether a client gets or may ask for scope `name` (Keycloak then refuses to remove it). */
 export function scopeInUse(rep: Rep, name: string): boolean {
-  return (rep.clients ?? []).some(
-    (c) => clientScopes(rep, c, 'default').includes(name) || clientScopes(rep, c, 'optional').includes(name),
+  // The realm's lists per kind and protocol, worked out once: a client without its own list follows them.
+  const followed = new Map<string, boolean>();
+  const inRealmList = (kind: ScopeKind, protocol: string): boolean => {
+    const key = `${kind} ${protocol}`;
+    let found = followed.get(key);
+    if (found === undefined) {
+      found = realmScopesOf(rep, kind, protocol).includes(name);
+      followed.set(key, found);
+    }
+    return found;
+  };
+  return (rep.clients ?? []).some((c) =>
+    (['default', 'optional'] as const).some(
+      (kind) => c[CLIENT_LIST[kind]]?.includes(name) ?? inRealmList(kind, c.protocol ?? 'openid-connect'),
+    ),
   );
 }
 
