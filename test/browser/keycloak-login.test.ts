@@ -43,7 +43,14 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
         },
         { username: 'per', enabled: true, credentials: [{ type: 'password', value: 'per-pw' }] },
       ],
-      clients: [{ clientId: CLIENT, secret: SECRET, redirectUris: [redirectUri] }],
+      clients: [
+        { clientId: CLIENT, secret: SECRET, redirectUris: [redirectUri] },
+        {
+          clientId: 'harbor-tv',
+          publicClient: true,
+          attributes: { 'oauth2.device.authorization.grant.enabled': 'true' },
+        },
+      ],
     } satisfies KeycloakRealmInput,
   }));
 
@@ -160,4 +167,46 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
       await context.close();
     }
   });
+
+  it.each([
+    { width: 390, height: 844 },
+    { width: 1280, height: 900 },
+  ])(
+    'the device page at $width x $height: the code, then the form signs in; the device gets tokens',
+    async ({ width, height }) => {
+      const context = await browser.newContext({ viewport: { width, height } });
+      try {
+        const started = await fetch(`${idp.issuer}/protocol/openid-connect/auth/device`, {
+          method: 'POST',
+          body: new URLSearchParams({ client_id: 'harbor-tv', scope: 'openid' }),
+        });
+        const device = (await started.json()) as { device_code: string; verification_uri_complete: string };
+        const page = await context.newPage();
+        await page.goto(device.verification_uri_complete);
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await fillAndSubmit(page, 'kari', 'wrong');
+        await expect(page.locator('#input-error').innerText()).resolves.toBe('Invalid username or password.');
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+          width,
+        );
+        mkdirSync(SHOTS, { recursive: true });
+        const file = join(SHOTS, `keycloak-device-${width}x${height}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        console.info(`Keycloak realm device page screenshot: ${file}`);
+        await fillAndSubmit(page, 'kari@harbor.test', 'kari-pw');
+        await page.locator('#device-done').waitFor();
+        const tokens = await fetch(`${idp.issuer}/protocol/openid-connect/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+            device_code: device.device_code,
+            client_id: 'harbor-tv',
+          }),
+        });
+        expect(tokens.status).toBe(200);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

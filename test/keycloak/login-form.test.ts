@@ -192,3 +192,68 @@ describe('a fixtures (YAML) realm', () => {
     expect(answer.text).not.toContain('input-error');
   });
 });
+
+describe('the device page of a Keycloak realm', () => {
+  const TV = 'harbor-tv';
+  const idp = useIdp(() => ({
+    fixtures: harbor({
+      clients: [
+        {
+          clientId: TV,
+          publicClient: true,
+          attributes: { 'oauth2.device.authorization.grant.enabled': 'true' },
+        },
+      ],
+    }),
+  }));
+
+  /** A device code and its user code, as the device gets them. */
+  async function startDevice(): Promise<{ device: string; user: string }> {
+    const answer = await postForm<Record<string, string>>(`${idp.endpoints.auth}/device`, {
+      client_id: TV,
+      scope: 'openid',
+    });
+    expect(answer.status, answer.text).toBe(200);
+    return { device: answer.json['device_code'] ?? '', user: answer.json['user_code'] ?? '' };
+  }
+
+  const devicePage = (): string => `${idp.issuer}/device`;
+  const poll = (device: string) =>
+    postForm<Record<string, string>>(idp.endpoints.token, {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: device,
+      client_id: TV,
+    });
+
+  it('has the username and password form after the code; the right password approves for that user', async () => {
+    const { device, user } = await startDevice();
+    const page = await postForm(devicePage(), { user_code: user });
+    expect(page.text).toContain('<form id="kc-form-login"');
+    expect(page.text).toContain(`<input type="hidden" name="user_code" value="${user}"`);
+    const done = await postForm(devicePage(), {
+      user_code: user,
+      username: 'kari@harbor.test',
+      password: 'kari-pw',
+      login: '',
+    });
+    expect(done.status, done.text).toBe(200);
+    const tokens = await poll(device);
+    expect(tokens.status, tokens.text).toBe(200);
+    const claims = (await verifyToken(idp, tokens.json['id_token'] ?? '', TV)).claims;
+    expect(claims['preferred_username']).toBe('kari');
+  });
+
+  it.each([
+    ['a wrong password', 'kari', 'nope', INVALID],
+    ['a disabled user', 'per', 'per-pw', DISABLED],
+  ])(
+    '%s: the page again with Keycloak’s words; the device still waits',
+    async (_name, username, pw, words) => {
+      const { device, user } = await startDevice();
+      const again = await postForm(devicePage(), { user_code: user, username, password: pw, login: '' });
+      expect(again.text).toContain(words);
+      expect(again.text).toContain(`<input type="hidden" name="user_code" value="${user}"`);
+      expect((await poll(device)).json['error']).toBe('authorization_pending');
+    },
+  );
+});

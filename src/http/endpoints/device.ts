@@ -1,6 +1,7 @@
 // The device flow's two endpoints (RFC 8628): POST /protocol/openid-connect/auth/device, where a client gets a
 // device code and a user code, and the page at /device, where a person enters that code, picks a user on the
-// login page and approves (or cancels: the device hears access_denied).
+// login page (a Keycloak realm's: its username and password form too) and approves (or cancels: the device hears
+// access_denied).
 import type { RequestHandler } from 'express';
 import { isDisabled, userByHint } from '../../fixtures/realm.js';
 import { decideBackchannel, deviceRequestByUserCode } from '../../oauth/backchannel.js';
@@ -8,6 +9,7 @@ import { authorizeDevice } from '../../oauth/grants/device-code.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
 import { authenticateAt, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { passwordForm, postedLogin } from '../password-login.js';
 import { sendDeviceCodePage, sendDeviceDonePage, sendLoginPage, hintNotice } from '../pages.js';
 
 export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
@@ -48,9 +50,12 @@ export function devicePageHandler(p: RealmContext): RequestHandler {
       sendDeviceDonePage(res, { approved: false, clientName });
       return;
     }
+    // A Keycloak realm's username and password form, or a user button (login_hint), as on the login page.
+    const posted = await postedLogin(p, req.method, params);
     const hint = params.get('login_hint');
-    const user = hint !== undefined ? userByHint(p.realm, hint) : undefined;
-    const disabled = user !== undefined && isDisabled(p.realm, user.username);
+    const user =
+      posted !== undefined ? posted.user : hint !== undefined ? userByHint(p.realm, hint) : undefined;
+    const disabled = posted === undefined && user !== undefined && isDisabled(p.realm, user.username);
     if (user !== undefined && !disabled) {
       const decided = await decideBackchannel(p, 'device', request.id, 'approve', user.username);
       if (decided.ok) {
@@ -66,16 +71,18 @@ export function devicePageHandler(p: RealmContext): RequestHandler {
       });
       return;
     }
+    const form = passwordForm(p.realm, posted);
     sendLoginPage(res, {
       action,
       params: [['user_code', userCode]],
+      ...(form !== undefined ? { passwordForm: form } : {}),
       users: [...p.realm.users.values()],
       clientId: request.clientId,
       ...(client?.name !== undefined ? { clientName: client.name } : {}),
       altsub: p.realm.brand.altsub,
       brand: p.realm.brand.word,
       lead: `Signing in on a device that shows the code ${userCode}`,
-      ...(hint !== undefined ? { notice: hintNotice(hint, disabled) } : {}),
+      ...(hint !== undefined && posted === undefined ? { notice: hintNotice(hint, disabled) } : {}),
     });
   };
 }
