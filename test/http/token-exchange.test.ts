@@ -82,7 +82,8 @@ describe('token exchange', () => {
       expires_in: 600,
       refresh_expires_in: 0,
       token_type: 'bearer',
-      scope: 'openid profile ledger.read statements',
+      // No scope asked for: the caller's default scopes, as Keycloak gives them, not the subject token's.
+      scope: 'profile email ledger.read ledger.write statements',
       issued_token_type: ACCESS_TOKEN_TYPE,
       sid: subject.sid,
     });
@@ -118,7 +119,10 @@ describe('token exchange', () => {
 
   it('several audience parameters: aud is each of them, resource_access theirs', async () => {
     const subject = await login();
-    const answer = await exchange(subject.access_token, { audience: ['statement-rs', 'ledger-api'] });
+    const answer = await exchange(subject.access_token, {
+      audience: ['statement-rs', 'ledger-api'],
+      scope: 'ledger.read statements',
+    });
     expect(answer.status, answer.text).toBe(200);
     const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'statement-rs');
     expect(claims['aud']).toEqual(['statement-rs', 'ledger-api']);
@@ -150,11 +154,25 @@ describe('token exchange', () => {
     });
   });
 
+  it("no scope asked for: the caller's default scopes, whatever the subject token has; no ID token", async () => {
+    const subject = await login('openid ledger.read');
+    const answer = await exchange(subject.access_token);
+    expect(answer.status, answer.text).toBe(200);
+    // ledger-api's scopes but openid, offline_access and the special ones, as client_credentials gives them.
+    expect(answer.json['scope']).toBe('profile email ledger.read ledger.write statements');
+    expect(decode(subject.access_token).claims['scope']).toBe('openid ledger.read');
+    expect(answer.json).not.toHaveProperty('id_token');
+  });
+
   it('audience may name a client the user has roles of though no scope of the token gives it', async () => {
     const subject = await login('openid statements');
     const before = decode(subject.access_token).claims;
     expect(before).toMatchObject({ aud: 'statement-rs', resource_access: { 'ledger-api': {} } });
-    const answer = await exchange(subject.access_token, { audience: 'ledger-api' }, 'statement-rs');
+    const answer = await exchange(
+      subject.access_token,
+      { audience: 'ledger-api', scope: 'statements' },
+      'statement-rs',
+    );
     expect(answer.status, answer.text).toBe(200);
     const { claims } = await verifyToken(idp, answer.json['access_token'] as string, 'ledger-api');
     expect(claims).toMatchObject({ aud: 'ledger-api', azp: 'statement-rs' });
@@ -420,7 +438,7 @@ describe('token exchange', () => {
       ],
       [
         "an audience the new token's scopes and roles do not give",
-        (t) => exchange(t.access_token, { audience: ['ledger-api', 'statement-rs'] }),
+        (t) => exchange(t.access_token, { audience: ['ledger-api', 'statement-rs'], scope: 'ledger.read' }),
         400,
         {
           error: 'invalid_request',
@@ -538,5 +556,47 @@ describe('a DPoP-bound subject_token (as Keycloak: only its own client, only wit
     const answer = await request();
     expect(answer.status, answer.text).toBe(400);
     expect(answer.json).toEqual({ error: 'invalid_request', error_description: description });
+  });
+});
+
+describe('token exchange in a Keycloak realm', () => {
+  const kc = useIdp(() => ({
+    fixtures: {
+      realm: 'harbor',
+      users: [{ username: 'kari', enabled: true, credentials: [{ type: 'password', value: 'kari-pw' }] }],
+      clientScopes: [{ name: 'orders', protocol: 'openid-connect' }],
+      clients: [
+        {
+          clientId: 'orders-api',
+          secret: 'orders-secret',
+          directAccessGrantsEnabled: true,
+          attributes: { 'standard.token.exchange.enabled': 'true' },
+          defaultClientScopes: ['profile', 'orders'],
+          optionalClientScopes: ['email'],
+        },
+      ],
+    },
+  }));
+  const auth = { authorization: `Basic ${Buffer.from('orders-api:orders-secret').toString('base64')}` };
+  const scopes = (answer: Answer): string[] => String(answer.json['scope']).split(' ').sort();
+
+  it("no scope asked for: the caller's default client scopes, not the optional ones the subject token has", async () => {
+    const subject = await postForm(
+      kc.endpoints.token,
+      { grant_type: 'password', username: 'kari', password: 'kari-pw', scope: 'openid email' },
+      auth,
+    );
+    expect(subject.status, subject.text).toBe(200);
+    expect(scopes(subject)).toEqual(['email', 'openid', 'orders', 'profile']);
+    const body = {
+      grant_type: TOKEN_EXCHANGE,
+      subject_token: String(subject.json['access_token']),
+      subject_token_type: ACCESS_TOKEN_TYPE,
+    };
+    const plain = await postForm(kc.endpoints.token, body, auth);
+    expect(plain.status, plain.text).toBe(200);
+    expect(scopes(plain)).toEqual(['orders', 'profile']);
+    const asked = await postForm(kc.endpoints.token, { ...body, scope: 'email' }, auth);
+    expect(scopes(asked)).toEqual(['email', 'orders', 'profile']);
   });
 });

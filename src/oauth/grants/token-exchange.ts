@@ -10,7 +10,7 @@ import { explained, invalidRequest, OAuthError, unauthorizedClient } from '../er
 import { checkProofScope } from '../version-rules.js';
 import type { Params } from '../params.js';
 import { describeRefusal } from '../refusal.js';
-import { grantScopes, parseScope } from '../scopes.js';
+import { clientCredentialsScopes, parseScope } from '../scopes.js';
 import type { GrantDefinition, GrantRequest, TokenResponseShape } from './grant.js';
 import { carriedAuth } from './refresh-token.js';
 
@@ -56,18 +56,12 @@ function checkBinding(
 }
 
 /**
- * The scopes of the new token. Asked for: each one the caller may have, whether or not the subject token has it
- * (Keycloak's standard exchange takes `scope` as for any request of the caller). Not asked for: the subject
- * token's scopes the caller may have.
+ * The scopes of the new token, as Keycloak's standard exchange takes `scope`: as for any request of the caller,
+ * whatever the subject token has. Asked for: each one the caller may have. Not asked for: the caller's default
+ * scopes (those client_credentials gives it).
  */
-function exchangedScopes(
-  p: RealmContext,
-  client: Grant['client'],
-  granted: string[],
-  asked: string[],
-): string[] {
-  if (asked.length === 0) return granted.filter((s) => p.realm.scopes.has(s) && client.scopes.includes(s));
-  return grantScopes(p.realm, client, asked);
+function exchangedScopes(p: RealmContext, client: Grant['client'], asked: string[]): string[] {
+  return clientCredentialsScopes(p.realm, client, asked);
 }
 
 async function grantTokenExchange(
@@ -115,8 +109,7 @@ async function grantTokenExchange(
       'invalid_client',
       `Audience not found: ${unknown.map((a) => JSON.stringify(a)).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a client of this realm`,
     );
-  const granted = parseScope(typeof claims['scope'] === 'string' ? claims['scope'] : '');
-  const scopes = exchangedScopes(p, client, granted, parseScope(params.get('scope')));
+  const scopes = exchangedScopes(p, client, parseScope(params.get('scope')));
   if (requested === REFRESH_TOKEN_TYPE && scopes.includes('offline_access'))
     throw invalidRequest('Scope offline_access not allowed for token exchange');
 
