@@ -1,5 +1,6 @@
-// Chooses the realm's signing keys: --key, else the fixtures' `keys`, else a fresh ephemeral key; the same for
-// the EC P-256 key, made with its certificate chain when first asked for unless it is given.
+// Chooses the realm's keys: --key, else the fixtures' `keys`, else a fresh ephemeral key, for the RSA signing key,
+// the EC P-256 key (made with its certificate chain when first asked for unless it is given) and the RSA
+// encryption key (`use: enc`).
 import type { KeyObject } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
 import type { Realm } from '../fixtures/realm.js';
