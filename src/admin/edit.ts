@@ -62,3 +62,18 @@ export function changeRealm<T>(p: Provider, edit: (rep: KeycloakRealmRepresentat
   queues.set(p, run);
   return run;
 }
+
+/**
+ * The user's new password, set as they chose it on the login form's "Update password" page: their password
+ * credential replaced by a lasting one, the UPDATE_PASSWORD required action done (as Keycloak's page does).
+ */
+export async function updateOwnPassword(p: Provider, username: string, password: string): Promise<void> {
+  const made = { id: p.ids.uuid('admin-credential'), createdDate: p.clock.now().getTime() };
+  await changeRealm(p, (rep) => {
+    const user = (rep.users ?? []).find((u) => u.username === username);
+    if (user === undefined) throw badRequest(`User "${username}" is no longer in the realm`);
+    const others = (user.credentials ?? []).filter((c) => (c.type ?? 'password') !== 'password');
+    user.credentials = [...others, { ...made, type: 'password', value: password }];
+    user.requiredActions = (user.requiredActions ?? []).filter((a) => a !== 'UPDATE_PASSWORD');
+  });
+}

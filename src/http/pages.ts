@@ -29,6 +29,7 @@ form.password{display:grid;gap:.8rem;background:#fff;border:1px solid #c9d1de;bo
 form.password .field{display:grid;gap:.25rem}form.password label{font-weight:600}
 form.password input{font:inherit;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
 form.password input[aria-invalid=true]{border-color:#a00}form.password input:focus{border-color:#2f6fdf;outline:2px solid #cfe0ff}form.password button.primary{justify-self:start}
+.alert-warning{background:#fff7e0;border:1px solid #f0d58a;border-radius:8px;padding:.5rem .8rem;margin:0 0 1rem}form.password input.primary{justify-self:start;width:auto;cursor:pointer;padding:.6rem 1.4rem;border:1px solid #2f6fdf;background:#2f6fdf;color:#fff;font-weight:600}
 .alert-error{color:#a00;background:#fdecec;border:1px solid #f3c2c2;border-radius:8px;padding:.5rem .8rem;margin:0 0 1rem}
 h2.picker{font-size:1rem;margin:0 0 .6rem;color:#5b6475;font-weight:600}
 h2{font-size:1.1rem;margin:1.4rem 0 .4rem}a{color:#1f5bc4}code{font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}
@@ -161,6 +162,51 @@ export interface PasswordForm {
    * above the form (its alert, `.kc-feedback-text`).
    */
   error?: { message: string; beside: boolean };
+}
+
+/** A Keycloak realm's "Update password" page (UPDATE_PASSWORD): the code that carries the sign-in, any refusal. */
+export interface UpdateStage {
+  code: string;
+  error?: { field: 'password' | 'password-confirm'; message: string };
+}
+
+/**
+ * Keycloak's "Update password" page (keycloak.v2 login-update-password): `#kc-passwd-update-form` with
+ * `#password-new` and `#password-confirm`, a refusal under its field; the authorize request in hidden fields.
+ */
+export function sendUpdatePasswordPage(
+  res: Response,
+  page: { action: string; params: [string, string][]; realm: string; stage: UpdateStage },
+): void {
+  const hidden = [
+    ...page.params.filter(([k]) => !LOGIN_PAGE_FIELDS.includes(k)),
+    ['session_code', page.stage.code],
+  ]
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k ?? '')}" value="${escapeHtml(v ?? '')}">`)
+    .join('');
+  const error = page.stage.error;
+  const field = (
+    id: 'password-new' | 'password-confirm',
+    label: string,
+    errorId: string,
+    autofocus: boolean,
+  ) => {
+    const refused =
+      error !== undefined && `password-${error.field === 'password' ? 'new' : 'confirm'}` === id;
+    return `<div class="field"><label for="${id}">${label}</label>
+<input type="password" id="${id}" name="${id}" autocomplete="new-password"${autofocus ? ' autofocus' : ''}${refused ? ' aria-invalid="true"' : ''}>${refused ? `<span id="${errorId}" class="error" aria-live="polite">${escapeHtml(error.message)}</span>` : ''}</div>`;
+  };
+  const notice =
+    error === undefined
+      ? '<div class="alert-warning" role="status"><span class="kc-feedback-text">You need to change your password to activate your account.</span></div>'
+      : '';
+  const body = `<main class="login"><div class="top"><h1 id="kc-page-title">Update password</h1></div>
+<p class="muted">mock-idp test login: choose the new password; the sign-in then goes on.</p>${notice}
+<form id="kc-passwd-update-form" class="password" method="post" action="${escapeHtml(page.action)}" novalidate>${hidden}
+${field('password-new', 'New Password', 'input-error-password', true)}
+${field('password-confirm', 'Confirm password', 'input-error-password-confirm', false)}
+<input type="submit" class="primary" value="Submit"></form></main>`;
+  send(res, 200, `Sign in to ${page.realm}`, body, {}, true);
 }
 
 function passwordFormHtml(form: PasswordForm, action: string, hidden: string): string {

@@ -38,6 +38,8 @@ export interface RealmHooks {
    * router and is routed afresh by name.
    */
   served?: () => boolean;
+  /** Sets a user's new password from a Keycloak realm's "Update password" page (UPDATE_PASSWORD done). */
+  updatePassword?: (username: string, password: string) => Promise<void>;
 }
 
 /** The methods the JSON endpoints allow; anything else is 405 with Allow. */
@@ -76,7 +78,7 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   // Every path below is a distinct literal: the order only decides how many a request is matched against
   // before its own, so the busiest come first.
   realm.post(PATHS.token, endpoint('token'), formBody, tokenHandler(p));
-  realm.all(PATHS.auth, endpoint('auth'), formBody, authorizeHandler(p));
+  realm.all(PATHS.auth, endpoint('auth'), formBody, authorizeHandler(p, hooks.updatePassword));
   realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
   realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
   realm.post(PATHS.introspect, endpoint('introspect'), formBody, introspectHandler(p));

@@ -19,10 +19,20 @@ const PUSHED_REQUEST_LIFESPAN_S = 60;
 const LOGIN_PAGE_LIFESPAN_S = 1800;
 
 /**
- * The login page's own fields (a user button, Cancel, a Keycloak realm's username and password form): a POST back
+ * The login page's own fields (a user button, Cancel, a Keycloak realm's username and password form and its
+ * "Update password" page): a POST back
  * from it adds them to the pushed parameters; the page never repeats them as hidden fields.
  */
-export const LOGIN_PAGE_FIELDS = ['login_hint', 'cancel', 'username', 'password', 'login'];
+export const LOGIN_PAGE_FIELDS = [
+  'login_hint',
+  'cancel',
+  'username',
+  'password',
+  'login',
+  'session_code',
+  'password-new',
+  'password-confirm',
+];
 
 /** Client authentication parameters: they authenticate the push and are not authorize parameters. */
 const CLIENT_AUTH_PARAMS = new Set(['client_secret', 'client_assertion', 'client_assertion_type']);

@@ -42,6 +42,12 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
           credentials: [{ type: 'password', value: 'kari-pw' }],
         },
         { username: 'per', enabled: true, credentials: [{ type: 'password', value: 'per-pw' }] },
+        // One user with a temporary password for each screen size: each test chooses a new one.
+        ...[390, 1280].map((width) => ({
+          username: `tove-${width}`,
+          enabled: true,
+          credentials: [{ type: 'password', value: 'tove-temp', temporary: true }],
+        })),
       ],
       clients: [
         { clientId: CLIENT, secret: SECRET, redirectUris: [redirectUri] },
@@ -204,6 +210,51 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
           }),
         });
         expect(tokens.status).toBe(200);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  it.each([
+    { width: 390, height: 844 },
+    { width: 1280, height: 900 },
+  ])(
+    'a temporary password at $width x $height: Update password (#password-new, #password-confirm), then a code',
+    async ({ width, height }) => {
+      const context = await browser.newContext({ viewport: { width, height } });
+      try {
+        const page = await context.newPage();
+        const flow = await start();
+        await page.goto(flow.url.href);
+        await fillAndSubmit(page, `tove-${width}`, 'tove-temp');
+        await page.locator('#kc-passwd-update-form').waitFor();
+        mkdirSync(SHOTS, { recursive: true });
+        await page.screenshot({ path: join(SHOTS, `keycloak-update-password-asked-${width}x${height}.png`) });
+        await page.fill('#password-new', `new-${width}`);
+        await page.fill('#password-confirm', 'something else');
+        await page.click('input[type="submit"]');
+        await expect(page.locator('#input-error-password-confirm').innerText()).resolves.toBe(
+          "Passwords don't match.",
+        );
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+          width,
+        );
+        mkdirSync(SHOTS, { recursive: true });
+        const file = join(SHOTS, `keycloak-update-password-${width}x${height}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        console.info(`Keycloak realm update password page screenshot: ${file}`);
+        await page.fill('#password-new', `new-${width}`);
+        await page.fill('#password-confirm', `new-${width}`);
+        await page.click('input[type="submit"]');
+        await page.locator('#landed').waitFor();
+        const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
+          pkceCodeVerifier: flow.verifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+        expect(tokens.claims()?.['preferred_username']).toBe(`tove-${width}`);
       } finally {
         await context.close();
       }

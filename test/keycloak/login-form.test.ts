@@ -257,3 +257,95 @@ describe('the device page of a Keycloak realm', () => {
     },
   );
 });
+
+describe('a user with a temporary password (UPDATE_PASSWORD)', () => {
+  const idp = useIdp(() => ({
+    fixtures: harbor({
+      users: [
+        {
+          username: 'kari',
+          enabled: true,
+          credentials: [{ type: 'password', value: 'temp-pw', temporary: true }],
+        },
+        {
+          username: 'tove',
+          enabled: true,
+          credentials: [{ type: 'password', value: 'tove-temp', temporary: true }],
+        },
+        {
+          username: 'tuva',
+          enabled: true,
+          credentials: [{ type: 'password', value: 'tuva-temp', temporary: true }],
+        },
+      ],
+    }),
+  }));
+
+  /** The hidden fields of the "Update password" form. */
+  const updateFields = (page: string): Record<string, string> => {
+    const form = /<form id="kc-passwd-update-form"[^>]*>(.*?)<div/s.exec(page)?.[1] ?? '';
+    return Object.fromEntries(
+      [...form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
+    );
+  };
+  const update = (fields: Record<string, string>, next: string, confirm: string) =>
+    postForm(idp.endpoints.auth, { ...fields, 'password-new': next, 'password-confirm': confirm });
+
+  it("the right password leads to Keycloak's Update password page; the new one signs in, and lasts", async () => {
+    const answer = await submit(idp, 'kari', 'temp-pw');
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers.getSetCookie()).toEqual([]);
+    for (const part of [
+      '<title>Sign in to Harbor &#60;Ops&#62;</title>',
+      '<form id="kc-passwd-update-form"',
+      '<input type="password" id="password-new" name="password-new" autocomplete="new-password" autofocus>',
+      '<input type="password" id="password-confirm" name="password-confirm" autocomplete="new-password">',
+      '<input type="submit" class="primary" value="Submit">',
+      'You need to change your password to activate your account.',
+      '<input type="hidden" name="state" value="st-form">',
+    ])
+      expect(answer.text).toContain(part);
+    const fields = updateFields(answer.text);
+    expect(fields['session_code']).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+
+    const empty = await update(fields, '', '');
+    expect(empty.text).toContain(
+      '<span id="input-error-password" class="error" aria-live="polite">Please specify password.</span>',
+    );
+    const mismatch = await update(fields, 'new-pw', 'other-pw');
+    expect(mismatch.text).toContain(
+      '<span id="input-error-password-confirm" class="error" aria-live="polite">Passwords don&#39;t match.</span>',
+    );
+    expect(mismatch.text).not.toContain('You need to change your password');
+
+    const done = await update(fields, 'new-pw', 'new-pw');
+    expect(done.status, done.text).toBe(302);
+    expect(await signedInAs(idp, done.headers.get('location'))).toBe('kari');
+    // The new password lasts: the form signs in at once with it, and the temporary one is gone.
+    const again = await submit(idp, 'kari', 'new-pw');
+    expect(again.status, again.text).toBe(302);
+    expect((await submit(idp, 'kari', 'temp-pw')).text).toContain(INVALID);
+  });
+
+  it('a pushed request: the page posts client_id, a new request_uri and the code; the sign-in keeps its state', async () => {
+    const pushed = await postForm(idp.endpoints.par, AUTHORIZE, basic(CLIENT, SECRET));
+    expect(pushed.status, pushed.text).toBe(201);
+    const first = { client_id: CLIENT, request_uri: String(pushed.json['request_uri']) };
+    const asked = await submit(idp, 'tuva', 'tuva-temp', first);
+    const fields = updateFields(asked.text);
+    expect(Object.keys(fields)).toEqual(['client_id', 'request_uri', 'session_code']);
+    const done = await update(fields, 'tuva-new', 'tuva-new');
+    expect(done.status, done.text).toBe(302);
+    expect(await signedInAs(idp, done.headers.get('location'))).toBe('tuva');
+  });
+
+  it('an altered code: the login form again, as after a timed-out login', async () => {
+    const answer = await submit(idp, 'tove', 'tove-temp');
+    const fields = updateFields(answer.text);
+    expect(fields['session_code']).toBeDefined();
+    const altered = await update({ ...fields, session_code: `${fields['session_code'] ?? ''}x` }, 'a', 'a');
+    expect(altered.status).toBe(200);
+    expect(altered.text).toContain('Your login attempt timed out. Login will start from the beginning.');
+    expect(altered.text).toContain('<form id="kc-form-login"');
+  });
+});

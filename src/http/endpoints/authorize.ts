@@ -18,8 +18,8 @@ import { isRegisteredRedirect, registeredRedirectUri } from '../../oauth/redirec
 import { withRequestObject } from '../../oauth/request-object.js';
 import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf } from '../context.js';
-import { sendErrorPage, sendFormPost, sendLoginPage, hintNotice } from '../pages.js';
-import { passwordForm, postedLogin } from '../password-login.js';
+import { sendErrorPage, sendFormPost, sendLoginPage, sendUpdatePasswordPage, hintNotice } from '../pages.js';
+import { passwordForm, postedLogin, type UpdatePassword } from '../password-login.js';
 import { PATHS } from '../../realm/paths.js';
 
 function respond(
@@ -205,12 +205,23 @@ async function authenticate(
   params: Params,
   pushed: boolean,
   fail: Fail,
+  updatePassword?: UpdatePassword,
 ): Promise<{ user: Subject; session: Session } | undefined> {
   const { p, req, res, issuer } = x;
   const now = p.clock.nowSeconds();
   const current = await browserSession(p, req.headers.cookie);
   const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
-  const posted = await postedLogin(p, req.method, params);
+  const posted = await postedLogin(p, req.method, params, updatePassword);
+  if (posted?.update !== undefined) {
+    // A user who must choose a new password (UPDATE_PASSWORD): Keycloak's page for it, then the sign-in.
+    sendUpdatePasswordPage(res, {
+      action: issuer + PATHS.auth,
+      params: pushed ? await loginPageParams(p, request.client, params) : params.entries(),
+      realm: passwordForm(p.realm, posted)?.realm ?? p.realm.name,
+      stage: posted.update,
+    });
+    return undefined;
+  }
   const hint = posted === undefined ? params.get('login_hint') : undefined;
   const named =
     posted !== undefined ? posted.user : hint !== undefined ? userByHint(p.realm, hint) : undefined;
@@ -261,7 +272,7 @@ async function issue(
   respond(res, request.redirectUri, request.responseMode, fields);
 }
 
-export function authorizeHandler(p: RealmContext): RequestHandler {
+export function authorizeHandler(p: RealmContext, updatePassword?: UpdatePassword): RequestHandler {
   return async (req, res) => {
     const x: Exchange = { p, req, res, issuer: issuerOf(res) };
     const query = readParams(x);
@@ -277,7 +288,7 @@ export function authorizeHandler(p: RealmContext): RequestHandler {
     if (!checkPushed(client, pushed, fail)) return;
     const request = checkRequest(x, client, redirectUri, params, pushed, fail);
     if (request === undefined || checkCancelled(x, params, fail)) return;
-    const signedIn = await authenticate(x, request, params, pushed, fail);
+    const signedIn = await authenticate(x, request, params, pushed, fail, updatePassword);
     if (signedIn === undefined) return;
     await issue(x, request, signedIn);
   };
