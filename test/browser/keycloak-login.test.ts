@@ -13,6 +13,11 @@ import { useIdp } from '../helpers/server.js';
 import { skipBrowser, useAppServer, useChromium } from './harness.js';
 
 const CLIENT = 'harbor-web';
+/** The phone and desktop sizes every page is looked at in. */
+const SCREENS = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 900 },
+];
 const SECRET = 'harbor-secret';
 /** MOCK_IDP_SCREENSHOTS keeps the screenshots for a person to look at; else a temporary directory, removed. */
 const KEEP_SHOTS = process.env['MOCK_IDP_SCREENSHOTS'];
@@ -87,6 +92,15 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
     await page.click('#kc-login');
   }
 
+  /** The page is no wider than the screen; its screenshot is written for a person to look at. */
+  async function fitsAndShoot(page: Page, width: number, name: string): Promise<void> {
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+    mkdirSync(SHOTS, { recursive: true });
+    const file = join(SHOTS, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    console.info(`screenshot: ${file}`);
+  }
+
   it.each([
     { typed: 'kari', as: 'kari' },
     { typed: 'kari@harbor.test', as: 'kari' },
@@ -145,39 +159,32 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
     }
   });
 
-  it.each([
-    { width: 390, height: 844 },
-    { width: 1280, height: 900 },
-  ])('fits $width x $height with a refusal shown; screenshot written', async ({ width, height }) => {
-    const context = await browser.newContext({ viewport: { width, height } });
-    try {
-      const page = await context.newPage();
-      await page.goto((await start()).url.href);
-      await fillAndSubmit(page, 'kari', 'wrong');
-      await page.locator('#input-error').waitFor();
-      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
-      const boxes = [];
-      for (const selector of ['#username', '#password', '#input-error', '#kc-login', 'ul.users'])
-        boxes.push(await page.locator(selector).boundingBox());
-      for (const box of boxes) expect((box?.x ?? 0) + (box?.width ?? Infinity)).toBeLessThanOrEqual(width);
-      // Top to bottom, none over the next: the fields, the refusal, the button, then the user list.
-      const tops = boxes.map((b) => b?.y ?? 0);
-      const bottoms = boxes.map((b) => (b?.y ?? 0) + (b?.height ?? 0));
-      for (let i = 1; i < boxes.length; i++)
-        expect(tops[i]).toBeGreaterThanOrEqual(bottoms[i - 1] ?? Infinity);
-      mkdirSync(SHOTS, { recursive: true });
-      const file = join(SHOTS, `keycloak-login-${width}x${height}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      console.info(`Keycloak realm login page screenshot: ${file}`);
-    } finally {
-      await context.close();
-    }
-  });
+  it.each(SCREENS)(
+    'fits $width x $height with a refusal shown; screenshot written',
+    async ({ width, height }) => {
+      const context = await browser.newContext({ viewport: { width, height } });
+      try {
+        const page = await context.newPage();
+        await page.goto((await start()).url.href);
+        await fillAndSubmit(page, 'kari', 'wrong');
+        await page.locator('#input-error').waitFor();
+        const boxes = [];
+        for (const selector of ['#username', '#password', '#input-error', '#kc-login', 'ul.users'])
+          boxes.push(await page.locator(selector).boundingBox());
+        for (const box of boxes) expect((box?.x ?? 0) + (box?.width ?? Infinity)).toBeLessThanOrEqual(width);
+        // Top to bottom, none over the next: the fields, the refusal, the button, then the user list.
+        const tops = boxes.map((b) => b?.y ?? 0);
+        const bottoms = boxes.map((b) => (b?.y ?? 0) + (b?.height ?? 0));
+        for (let i = 1; i < boxes.length; i++)
+          expect(tops[i]).toBeGreaterThanOrEqual(bottoms[i - 1] ?? Infinity);
+        await fitsAndShoot(page, width, `keycloak-login-${width}x${height}`);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
-  it.each([
-    { width: 390, height: 844 },
-    { width: 1280, height: 900 },
-  ])(
+  it.each(SCREENS)(
     'the device page at $width x $height: the code, then the form signs in; the device gets tokens',
     async ({ width, height }) => {
       const context = await browser.newContext({ viewport: { width, height } });
@@ -192,13 +199,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
         await page.getByRole('button', { name: 'Continue' }).click();
         await fillAndSubmit(page, 'kari', 'wrong');
         await expect(page.locator('#input-error').innerText()).resolves.toBe('Invalid username or password.');
-        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-          width,
-        );
-        mkdirSync(SHOTS, { recursive: true });
-        const file = join(SHOTS, `keycloak-device-${width}x${height}.png`);
-        await page.screenshot({ path: file, fullPage: true });
-        console.info(`Keycloak realm device page screenshot: ${file}`);
+        await fitsAndShoot(page, width, `keycloak-device-${width}x${height}`);
         await fillAndSubmit(page, 'kari@harbor.test', 'kari-pw');
         await page.locator('#device-done').waitFor();
         const tokens = await fetch(`${idp.issuer}/protocol/openid-connect/token`, {
@@ -216,10 +217,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
     },
   );
 
-  it.each([
-    { width: 390, height: 844 },
-    { width: 1280, height: 900 },
-  ])(
+  it.each(SCREENS)(
     'a temporary password at $width x $height: Update password (#password-new, #password-confirm), then a code',
     async ({ width, height }) => {
       const context = await browser.newContext({ viewport: { width, height } });
@@ -229,21 +227,14 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
         await page.goto(flow.url.href);
         await fillAndSubmit(page, `tove-${width}`, 'tove-temp');
         await page.locator('#kc-passwd-update-form').waitFor();
-        mkdirSync(SHOTS, { recursive: true });
-        await page.screenshot({ path: join(SHOTS, `keycloak-update-password-asked-${width}x${height}.png`) });
+        await fitsAndShoot(page, width, `keycloak-update-password-asked-${width}x${height}`);
         await page.fill('#password-new', `new-${width}`);
         await page.fill('#password-confirm', 'something else');
         await page.click('input[type="submit"]');
         await expect(page.locator('#input-error-password-confirm').innerText()).resolves.toBe(
           "Passwords don't match.",
         );
-        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-          width,
-        );
-        mkdirSync(SHOTS, { recursive: true });
-        const file = join(SHOTS, `keycloak-update-password-${width}x${height}.png`);
-        await page.screenshot({ path: file, fullPage: true });
-        console.info(`Keycloak realm update password page screenshot: ${file}`);
+        await fitsAndShoot(page, width, `keycloak-update-password-${width}x${height}`);
         await page.fill('#password-new', `new-${width}`);
         await page.fill('#password-confirm', `new-${width}`);
         await page.click('input[type="submit"]');
