@@ -32,6 +32,6 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: s
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = issue?.path.filter((p): p is string | number => typeof p !== 'symbol') ?? [];
-  const where = path.length > 0 ? `"${path.join('.')}"` : `the ${what}`;
-  throw cannotParse('unknown_error', `${where} of the ${what}: ${issue?.message ?? 'not valid'}`);
+  const where = path.length > 0 ? `"${path.join('.')}" of the ${what}` : `the ${what}`;
+  throw cannotParse('unknown_error', `${where}: ${issue?.message ?? 'not valid'}`);
 }

@@ -219,7 +219,9 @@ function checkPkce(
   if (method !== undefined && codeChallenge === undefined)
     throw invalidRequest('Missing parameter: code_challenge');
   if (codeChallenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(codeChallenge))
-    throw invalidRequest('Invalid parameter: code_challenge');
+    throw invalidRequest(
+      `Invalid parameter: code_challenge (43 to 128 characters of A-Z, a-z, 0-9 and -._~; got ${codeChallenge.length})`,
+    );
   if (client.pkce === 'required' && codeChallenge === undefined)
     throw invalidRequest(`Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`);
   if (client.pkce === 'required' && method !== 'S256')

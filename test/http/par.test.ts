@@ -404,7 +404,7 @@ describe('pushed authorization requests', () => {
       WEB,
       400,
       'invalid_request',
-      'Invalid parameter: code_challenge',
+      'Invalid parameter: code_challenge (43 to 128 characters of A-Z, a-z, 0-9 and -._~; got 5)',
     ],
     [
       'no PKCE from a client that requires it',

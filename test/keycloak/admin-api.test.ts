@@ -348,6 +348,21 @@ describe('refusals, as Keycloak answers them', () => {
       }),
     ],
     [
+      'an object where a list goes: the list named once',
+      400,
+      {
+        error: 'unknown_error',
+        error_description:
+          'Cannot parse the JSON: the list of roles: Invalid input: expected array, received object',
+      },
+      () => ({
+        path: `${M}/roles/admin/composites`,
+        method: 'POST',
+        body: JSON.stringify({ name: 'x' }),
+        headers: admin(),
+      }),
+    ],
+    [
       'a user without a username',
       400,
       { errorMessage: 'User name is missing' },
