@@ -148,7 +148,13 @@ describe.each(pages.filter((p) => p.blocks.some((b) => b.lang === 'sh')).map((p)
         const stdout = await runShellBlock(block, idp.port);
         expect(stdout.trim().length).toBeGreaterThan(0);
         expect(stdout).not.toMatch(/"error"/);
-        for (const line of shownOutput(block)) expect(stdout).toContain(line);
+        // Each shown line, in the order shown, each one once: a line shown twice must be printed twice.
+        let from = 0;
+        for (const line of shownOutput(block)) {
+          const at = stdout.indexOf(line, from);
+          expect(at, `"${line}" printed after what is shown before it`).toBeGreaterThanOrEqual(0);
+          from = at + line.length;
+        }
       },
     );
   },
