@@ -6,7 +6,7 @@
 // a time per realm, after catching up with what the other replicas changed, and made again on top of a change
 // another replica published meanwhile (none is lost).
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
-import type { KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
+import type { KeycloakRealmRepresentation, UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { fixturesFromObject } from '../fixtures/load.js';
 import { buildRealm } from '../fixtures/realm.js';
 import type { Provider } from '../realm/provider.js';
@@ -68,12 +68,31 @@ export function changeRealm<T>(p: Provider, edit: (rep: KeycloakRealmRepresentat
  * credential replaced by a lasting one, the UPDATE_PASSWORD required action done (as Keycloak's page does).
  */
 export async function updateOwnPassword(p: Provider, username: string, password: string): Promise<void> {
-  const made = { id: p.ids.uuid('admin-credential'), createdDate: p.clock.now().getTime() };
+  const made = newCredential(p);
   await changeRealm(p, (rep) => {
     const user = (rep.users ?? []).find((u) => u.username === username);
     if (user === undefined) throw badRequest(`User "${username}" is no longer in the realm`);
-    const others = (user.credentials ?? []).filter((c) => (c.type ?? 'password') !== 'password');
-    user.credentials = [...others, { ...made, type: 'password', value: password }];
-    user.requiredActions = (user.requiredActions ?? []).filter((a) => a !== 'UPDATE_PASSWORD');
+    setPassword(user, made, password, false);
   });
+}
+
+/** The id and date of a credential made now (outside the edit: a change made again keeps them). */
+export function newCredential(p: Provider): { id: string; createdDate: number } {
+  return { id: p.ids.uuid('admin-credential'), createdDate: p.clock.now().getTime() };
+}
+
+/**
+ * Replaces the user's password credential. As Keycloak: a temporary password asks for a new one at the next
+ * sign-in (UPDATE_PASSWORD); a lasting one does not.
+ */
+export function setPassword(
+  user: UserRepresentation,
+  made: { id: string; createdDate: number },
+  value: string,
+  temporary: boolean,
+): void {
+  const others = (user.credentials ?? []).filter((c) => (c.type ?? 'password') !== 'password');
+  user.credentials = [...others, { ...made, type: 'password', value, temporary }];
+  const actions = (user.requiredActions ?? []).filter((a) => a !== 'UPDATE_PASSWORD');
+  user.requiredActions = temporary ? [...actions, 'UPDATE_PASSWORD'] : actions;
 }

@@ -3,7 +3,7 @@
 import type { Request, Router } from 'express';
 import { groupPath, settleRequiredActions } from '../fixtures/keycloak/convert.js';
 import type { UserRepresentation } from '../fixtures/keycloak/schema.js';
-import { changeRealm } from './edit.js';
+import { changeRealm, newCredential, setPassword } from './edit.js';
 import { badRequest, conflict, notFound } from './errors.js';
 import { credentialInput, parseBody, userInput } from './input.js';
 import { allGroups, findGroup, findUser, usersOf } from './resources.js';
@@ -249,18 +249,10 @@ export function userRoutes(router: Router, ctx: AdminContext): void {
       const body = parseBody(credentialInput, req.body, 'credential representation');
       if (body.value === undefined || body.value === '') throw badRequest('Missing password value');
       if ((body.type ?? 'password') !== 'password') throw badRequest('Only a password can be reset');
-      const made = { id: p.ids.uuid('admin-credential'), createdDate: p.clock.now().getTime() };
-      return (rep) => {
-        const user = findUser(rep, String(req.params['id']));
-        const others = (user.credentials ?? []).filter((c) => (c.type ?? 'password') !== 'password');
-        user.credentials = [
-          ...others,
-          { ...made, type: 'password', value: body.value, temporary: body.temporary ?? false },
-        ];
-        // As Keycloak: a temporary password asks for a new one at the next sign-in; a lasting one does not.
-        const actions = (user.requiredActions ?? []).filter((a) => a !== 'UPDATE_PASSWORD');
-        user.requiredActions = body.temporary === true ? [...actions, 'UPDATE_PASSWORD'] : actions;
-      };
+      const made = newCredential(p);
+      const value = body.value;
+      return (rep) =>
+        setPassword(findUser(rep, String(req.params['id'])), made, value, body.temporary === true);
     }),
   );
   // A user's credentials as Keycloak lists them (never their secrets), and one removed.
