@@ -147,6 +147,11 @@ export class Clock {
 
   /** Moves time forward (or back, with a negative value) by seconds; out of range throws and changes nothing. */
   advance(seconds: number): void {
+    // As POST /mock/clock takes it: a number, not a text that looks like one.
+    if (typeof seconds !== 'number' || Number.isNaN(seconds))
+      throw new TypeError(
+        `clock.advance: seconds must be a number (got ${typeof seconds === 'string' ? JSON.stringify(seconds) : typeof seconds === 'number' ? 'NaN' : typeof seconds})`,
+      );
     this.#setMs(this.nowMs() + seconds * 1000, undefined);
   }
 

@@ -18,7 +18,7 @@ import { realmIssuer, type Provider } from './realm/provider.js';
 import { normaliseRelativePath, realmBasePath } from './realm/paths.js';
 import type { MintedToken, MintRequest } from './qa/mint-request.js';
 import { createQaApi, type QaApi } from './qa/router.js';
-import { runTokenFlow, TokenFlowError, type TokenFlowRequest } from './flows/token-flow.js';
+import { checkTokenRequest, runTokenFlow, unknownClient, type TokenFlowRequest } from './flows/token-flow.js';
 import type { TokenResponse } from './oauth/token-set.js';
 import { parseJournalFilter } from './qa/journal.js';
 import type { JournalRecord } from './store/journal.js';
@@ -175,15 +175,16 @@ export interface RequestFilter {
   limit?: number;
 }
 
+/** The filter as GET /mock/requests's query, every field passed on (one it does not know is refused there). */
 function filterQuery(filter: RequestFilter): Record<string, string> {
-  const query: Record<string, string> = {};
-  if (filter.endpoint !== undefined) query['endpoint'] = filter.endpoint;
-  if (filter.client !== undefined) query['client'] = filter.client;
-  if (filter.status !== undefined) query['status'] = String(filter.status);
-  if (filter.since !== undefined)
-    query['since'] = filter.since instanceof Date ? filter.since.toISOString() : String(filter.since);
-  if (filter.limit !== undefined) query['limit'] = String(filter.limit);
-  return query;
+  return Object.fromEntries(
+    Object.entries(filter)
+      .filter(([, value]: [string, unknown]) => value !== undefined)
+      .map(([name, value]: [string, unknown]) => [
+        name,
+        value instanceof Date ? value.toISOString() : String(value),
+      ]),
+  );
 }
 
 /** Stops accepting, lets requests in flight finish for up to `graceMs`, then closes what is left. */
@@ -378,10 +379,10 @@ function realmHandle({ provider, qa }: RunningRealm, url: string, send: FlowFetc
     clock: provider.clock,
     provider,
     mint: (request) => qa.mint(provider.issuerFor(url), request),
-    token: (request) => {
+    token: async (request) => {
+      checkTokenRequest('idp.token', request);
       const client = provider.realm.clients.get(request.client);
-      if (client === undefined)
-        return Promise.reject(new TokenFlowError(`unknown client "${request.client}"`));
+      if (client === undefined) throw unknownClient(request.client, [...provider.realm.clients.keys()]);
       return runTokenFlow(
         base,
         { ...client, apiVersion: client.apiVersion ?? provider.realm.apiVersion },

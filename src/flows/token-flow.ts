@@ -6,6 +6,8 @@ import { exportJWK, SignJWT, type CryptoKey } from 'jose';
 import { Clock } from '../clock.js';
 import { uniqueId } from '../ids.js';
 import type { TokenResponse } from '../oauth/token-set.js';
+import { didYouMean } from '../suggest.js';
+import { refuseUnknownOptions } from '../unknown-options.js';
 import type { FlowFetch } from './ca-fetch.js';
 
 /** What the flow needs to know of a fixture client. */
@@ -34,6 +36,37 @@ export interface TokenFlowRequest {
    * ECDSA P-256/384/521, Ed25519, RSASSA-PKCS1-v1_5 or RSA-PSS.
    */
   dpop?: { privateKey: CryptoKey; publicKey: CryptoKey };
+}
+
+const REQUEST_FIELDS = [
+  'client',
+  'user',
+  'scope',
+  'secret',
+  'dpop',
+] as const satisfies readonly (keyof TokenFlowRequest)[];
+
+/**
+ * Throws a TypeError when `request` is not a token request `call` (`idp.token`, `getTokenResponse`) can run:
+ * an unknown field (a typo must not be ignored), no client id, or a text field that is not a string.
+ */
+export function checkTokenRequest(call: string, request: unknown): asserts request is TokenFlowRequest {
+  if (typeof request !== 'object' || request === null || Array.isArray(request))
+    throw new TypeError(`${call}: expected { client, user?, scope?, secret?, dpop? }`);
+  refuseUnknownOptions(call, REQUEST_FIELDS, request);
+  const fields = request as Record<string, unknown>;
+  if (typeof fields['client'] !== 'string' || fields['client'] === '')
+    throw new TypeError(`${call}: "client" is required: the id of a client of the fixtures`);
+  for (const name of ['user', 'scope', 'secret'] as const) {
+    const value = fields[name];
+    if (value !== undefined && typeof value !== 'string')
+      throw new TypeError(`${call}: "${name}" must be a string (got ${typeof value})`);
+  }
+}
+
+/** The refusal of a client id the fixtures do not have, naming the ones they do. */
+export function unknownClient(id: string, known: readonly string[]): TokenFlowError {
+  return new TokenFlowError(`unknown client "${id}"${didYouMean(id, known)} (clients: ${known.join(', ')})`);
 }
 
 /**

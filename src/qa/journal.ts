@@ -2,6 +2,7 @@
 // record's log line. The records and where they are kept live in store/journal.ts.
 import { parseInstant } from '../clock.js';
 import { invalidRequest } from '../oauth/errors.js';
+import { didYouMean } from '../suggest.js';
 import { JOURNAL_CAPACITY, type JournalFilter, type JournalRecord } from '../store/journal.js';
 
 const FILTERS = ['endpoint', 'client', 'status', 'since', 'limit'] as const;
@@ -17,7 +18,9 @@ export function parseJournalFilter(
   const filter: JournalFilter = {};
   for (const [name, raw] of Object.entries(query)) {
     if (!(FILTERS as readonly string[]).includes(name))
-      throw invalidRequest(`Unknown filter "${name}" (filters: ${FILTERS.join(', ')})`);
+      throw invalidRequest(
+        `Unknown filter "${name}"${didYouMean(name, FILTERS)} (filters: ${FILTERS.join(', ')})`,
+      );
     if (typeof raw !== 'string') throw invalidRequest(`Invalid filter ${name}: give it once`);
     if (name === 'endpoint') {
       if (!endpoints.includes(raw))

@@ -1,5 +1,6 @@
 // The QA API under {realm}/mock, wired into the app through its hooks.
 import express from 'express';
+import { z } from 'zod';
 import type { RealmHooks } from '../http/realm-router.js';
 import { issuerOf } from '../http/context.js';
 import type { Provider } from '../realm/provider.js';
@@ -14,9 +15,13 @@ import type { MintedToken } from './mint-request.js';
 import { Minter } from './mint.js';
 import { sessionRoutes } from './sessions.js';
 import { inspectorPage } from './ui.js';
+import { parseBody } from './body.js';
 import { verifyForInspector } from './verify.js';
 import { jsonTextNestsDeeperThan, MAX_BODY_DEPTH } from '../json-limits.js';
 import { invalidRequest } from '../oauth/errors.js';
+
+/** POST /mock/tokens/verify: `{"token": "eyJ..."}` (an empty token gets the verdict "no token"). */
+const verifyRequestSchema = z.strictObject({ token: z.string() });
 
 /**
  * Scripts often omit Content-Type (curl -d sends form encoding): every body here is JSON. Its nesting is
@@ -76,8 +81,8 @@ export function createQaApi(p: Provider, options: QaApiOptions = {}): QaApi {
     res.set('Cache-Control', 'no-store').json(await minter.mint(issuerOf(res), req.body));
   });
   mock.post('/tokens/verify', jsonBody('2mb'), async (req, res) => {
-    const body = req.body as { token?: unknown } | undefined;
-    res.set('Cache-Control', 'no-store').json(await verifyForInspector(p, body?.token));
+    const { token } = parseBody(verifyRequestSchema, req.body, 'verify request');
+    res.set('Cache-Control', 'no-store').json(await verifyForInspector(p, token));
   });
   mock.use('/clock', json, clockRoutes(p));
   mock.use('/faults', json, faultRoutes(faults));

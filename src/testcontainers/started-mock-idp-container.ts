@@ -4,7 +4,12 @@ import { AbstractStartedContainer } from './peer.js';
 import { MockIdpContainerError } from './errors.js';
 import type { MintRequest, MintedToken } from '../qa/mint-request.js';
 import { fetchTrusting, type FlowFetch } from '../flows/ca-fetch.js';
-import { runTokenFlow, type FlowClient, type TokenFlowRequest } from '../flows/token-flow.js';
+import {
+  checkTokenRequest,
+  runTokenFlow,
+  type FlowClient,
+  type TokenFlowRequest,
+} from '../flows/token-flow.js';
 import type { TokenResponse } from '../oauth/token-set.js';
 import type { JournalRecord } from '../store/journal.js';
 import { realmBasePath } from '../realm/paths.js';
@@ -88,6 +93,7 @@ export class StartedMockIdpContainer extends AbstractStartedContainer {
    * (login_hint, PKCE). The client's secret comes from the fixtures file (or `secret`).
    */
   async getTokenResponse(request: TokenFlowRequest): Promise<TokenResponse> {
+    checkTokenRequest('getTokenResponse', request);
     const client = this.clients.get(request.client) ?? {
       id: request.client,
       authMethods: ['client_secret_basic', 'client_secret_post', 'none'],

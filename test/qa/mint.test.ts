@@ -10,7 +10,15 @@ import {
   type JSONWebKeySet,
 } from 'jose';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { OAuthError, startMockIdp, type MintRequest, type MockIdpOptions } from '../../src/index.js';
+import {
+  OAuthError,
+  startMockIdp,
+  TokenFlowError,
+  type MintRequest,
+  type MockIdpOptions,
+  type RequestFilter,
+  type TokenFlowRequest,
+} from '../../src/index.js';
 import {
   authorize,
   BATCH_JOB,
@@ -295,6 +303,59 @@ describe('the library refuses names it does not know, with "did you mean"', () =
     const started = startMockIdp(options as MockIdpOptions);
     await expect(started).rejects.toThrow(TypeError);
     await expect(started).rejects.toThrow(new RegExp(`^${message.replace(/[()?]/g, '\\$&')}$`));
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a typo', { client: 'web-app', usr: 'alice' }, 'idp.token: unknown option "usr" (did you mean "user"?)'],
+    ['no client', {}, 'idp.token: "client" is required: the id of a client of the fixtures'],
+    [
+      'a user that is not text',
+      { client: 'web-app', user: 7 },
+      'idp.token: "user" must be a string (got number)',
+    ],
+    ['not an object', 'web-app', 'idp.token: expected { client, user?, scope?, secret?, dpop? }'],
+  ])('idp.token() with %s rejects with a TypeError', async (_name, request, message) => {
+    const answer = idp.token(request as TokenFlowRequest);
+    await expect(answer).rejects.toBeInstanceOf(TypeError);
+    await expect(answer).rejects.toThrow(message);
+  });
+
+  it('idp.token() for a client the fixtures lack names the ones they have', async () => {
+    const answer = idp.token({ client: 'web-ap' });
+    await expect(answer).rejects.toBeInstanceOf(TokenFlowError);
+    await expect(answer).rejects.toThrow(
+      /^unknown client "web-ap" \(did you mean "web-app"\?\) \(clients: .*web-app/,
+    );
+  });
+
+  it('idp.requests({ endpont }) throws naming endpoint, as GET /mock/requests answers', () => {
+    expect(() => idp.requests({ endpont: 'token' } as RequestFilter)).toThrow(
+      expect.objectContaining({
+        error: 'invalid_request',
+        description: expect.stringMatching(/^Unknown filter "endpont" \(did you mean "endpoint"\?\)/),
+      }),
+    );
+    expect(idp.requests({ endpoint: 'token', limit: 1, since: new Date(0), status: '2xx' })).toHaveLength(1);
+  });
+
+  it.each<[unknown, string]>([
+    ['abc', 'clock.advance: seconds must be a number (got "abc")'],
+    ['5', 'clock.advance: seconds must be a number (got "5")'],
+    [Number.NaN, 'clock.advance: seconds must be a number (got NaN)'],
+  ])('idp.clock.advance(%s) throws a TypeError and leaves the clock', (seconds, message) => {
+    const before = idp.clock.nowMs();
+    expect(() => idp.clock.advance(seconds as number)).toThrow(new TypeError(message));
+    expect(idp.clock.nowMs()).toBe(before);
+  });
+
+  it.each([
+    [{ tokn: 'eyJ' }, /^Invalid verify request: .*unknown field "tokn" \(did you mean "token"\?\)/],
+    [{ tok: 'eyJ' }, /^Invalid verify request: missing required field "token"; unknown field "tok"$/],
+    [{ token: 7 }, /^Invalid verify request: token: /],
+  ])('POST /mock/tokens/verify %j is a 400 naming the field', async (body, description) => {
+    const answer = await call('POST', `${base}/mock/tokens/verify`, body);
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ error: 'invalid_request', error_description: description });
   });
 
   it('idp.mint({ expiresin }) rejects naming expiresIn', async () => {
