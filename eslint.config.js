@@ -20,6 +20,11 @@ export default tseslint.config(
         'error',
         { object: 'Date', property: 'now', message: 'Read time from the Clock (src/clock.ts).' },
         { object: 'Math', property: 'random', message: 'Take random values from ids (src/ids.ts).' },
+        {
+          object: 'performance',
+          property: 'now',
+          message: 'Measure durations with Clock.elapsedMs (src/clock.ts).',
+        },
       ],
     },
   },

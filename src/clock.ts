@@ -77,6 +77,11 @@ export class Clock {
     return Date.now();
   }
 
+  /** A monotonic reading in ms (not a time of day), to measure how long something took. */
+  static elapsedMs(since = 0): number {
+    return performance.now() - since;
+  }
+
   /** Current mock time in epoch milliseconds. */
   nowMs(): number {
     return this.#frozenAtMs ?? Clock.realMs() + this.#offsetMs;

@@ -1,5 +1,6 @@
 // The express app: health, one realm router per realm at /realms/{realm} (both under the HTTP relative
 // path, when one is set), request log, one error handler.
+import { Clock } from '../clock.js';
 import type { StoreHealth } from '../store/backend.js';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from '../log.js';
@@ -74,7 +75,7 @@ function recordOf(req: Request, res: Response, start: number, arrived: string): 
     grant: locals.grant ?? null,
     user: locals.user ?? null,
     error: locals.error ?? null,
-    durationMs: Math.round((performance.now() - start) * 10) / 10,
+    durationMs: Math.round(Clock.elapsedMs(start) * 10) / 10,
   };
 }
 
@@ -85,7 +86,7 @@ function recordOf(req: Request, res: Response, start: number, arrived: string): 
 function requestLog(fallback: Provider, log: Logger): RequestHandler {
   const logging = (): boolean => log.level === 'info' || log.level === 'debug';
   return (req, res, next) => {
-    const start = performance.now();
+    const start = Clock.elapsedMs();
     res.on('finish', () => {
       // A realm's request is stamped by that realm's clock (set by its mount), anything else by the first's.
       const p = (res.locals['realm'] as Provider | undefined) ?? fallback;

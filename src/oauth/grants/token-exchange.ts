@@ -55,15 +55,6 @@ function checkBinding(
     );
 }
 
-/**
- * The scopes of the new token, as Keycloak's standard exchange takes `scope`: as for any request of the caller,
- * whatever the subject token has. Asked for: each one the caller may have. Not asked for: the caller's default
- * scopes (those client_credentials gives it).
- */
-function exchangedScopes(p: RealmContext, client: Grant['client'], asked: string[]): string[] {
-  return clientCredentialsScopes(p.realm, client, asked);
-}
-
 async function grantTokenExchange(
   p: RealmContext,
   { client, method, params, dpop }: GrantRequest,
@@ -109,7 +100,10 @@ async function grantTokenExchange(
       'invalid_client',
       `Audience not found: ${unknown.map((a) => JSON.stringify(a)).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a client of this realm`,
     );
-  const scopes = exchangedScopes(p, client, parseScope(params.get('scope')));
+  // As Keycloak's standard exchange takes `scope`: as for any request of the caller, whatever the subject
+  // token has. Asked for: each one the caller may have. Not asked for: the caller's default scopes (those
+  // client_credentials gives it).
+  const scopes = clientCredentialsScopes(p.realm, client, parseScope(params.get('scope')));
   if (requested === REFRESH_TOKEN_TYPE && scopes.includes('offline_access'))
     throw invalidRequest('Scope offline_access not allowed for token exchange');
 
