@@ -197,6 +197,14 @@ describe('the device page of a Keycloak realm', () => {
   const TV = 'harbor-tv';
   const idp = useIdp(() => ({
     fixtures: harbor({
+      users: [
+        ...(harbor().users ?? []),
+        {
+          username: 'ola',
+          enabled: true,
+          credentials: [{ type: 'password', value: 'ola-temp', temporary: true }],
+        },
+      ],
       clients: [
         {
           clientId: TV,
@@ -256,6 +264,41 @@ describe('the device page of a Keycloak realm', () => {
       expect((await poll(device)).json['error']).toBe('authorization_pending');
     },
   );
+
+  it('a user with a temporary password chooses a new one first, then the device gets the tokens', async () => {
+    const { device, user } = await startDevice();
+    const asked = await postForm(devicePage(), {
+      user_code: user,
+      username: 'ola',
+      password: 'ola-temp',
+      login: '',
+    });
+    expect(asked.status, asked.text).toBe(200);
+    expect(asked.text).toContain(
+      `<form id="kc-passwd-update-form" class="password" method="post" action="${devicePage()}"`,
+    );
+    expect(asked.text).toContain(`<input type="hidden" name="user_code" value="${user}">`);
+    expect((await poll(device)).json['error']).toBe('authorization_pending');
+    const code = /name="session_code" value="([^"]+)"/.exec(asked.text)?.[1] ?? '';
+    const chosen = { user_code: user, session_code: code };
+    const mismatch = await postForm(devicePage(), {
+      ...chosen,
+      'password-new': 'a',
+      'password-confirm': 'b',
+    });
+    expect(mismatch.text).toContain('Passwords don&#39;t match.');
+    const done = await postForm(devicePage(), {
+      ...chosen,
+      'password-new': 'ola-new',
+      'password-confirm': 'ola-new',
+    });
+    expect(done.status, done.text).toBe(200);
+    const tokens = await poll(device);
+    expect(tokens.status, tokens.text).toBe(200);
+    expect((await verifyToken(idp, tokens.json['id_token'] ?? '', TV)).claims['preferred_username']).toBe(
+      'ola',
+    );
+  });
 });
 
 describe('a user with a temporary password (UPDATE_PASSWORD)', () => {
