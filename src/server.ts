@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Clock } from './clock.js';
 import { ListenError } from './errors.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
-import { FixturesError } from './fixtures/errors.js';
+import { FixturesError, formatWarning } from './fixtures/errors.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import type { KeycloakRealmInput } from './fixtures/keycloak/schema.js';
@@ -477,6 +477,9 @@ export async function serveMockIdp(
   for (const realm of realms)
     for (const line of realm.keycloak?.unsupported ?? [])
       log.warn(`${realm.source}: not supported, ignored: ${line}`);
+  // What Keycloak would read past in a realm file (an unknown field of a client scope, an undefined scope).
+  for (const realm of realms)
+    for (const warning of realm.keycloak?.warnings ?? []) log.warn(formatWarning(realm.source, warning));
   const early =
     onListening !== undefined &&
     backend.kind === 'memory' &&

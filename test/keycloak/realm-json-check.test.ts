@@ -42,6 +42,61 @@ const BROKEN = [
     text: '{ "realm": "nameless",\n  "roles": { "realm": [ { "description": "no name" } ] } }\n',
     lines: ['realm.txt:2:25 "roles.realm.0.name": Invalid input: expected string, received undefined'],
   },
+  // Fields Keycloak's representations do not have: `kc.sh import` refuses the file ("Unrecognized field").
+  {
+    name: 'a misspelled client field',
+    file: 'client-field.json',
+    text: '{\n  "realm": "typos",\n  "clients": [\n    { "clientId": "cli", "directAccessGrantEnabled": true }\n  ]\n}\n',
+    lines: [
+      'client-field.json:4:26 "clients.0.directAccessGrantEnabled": a client has no field "directAccessGrantEnabled" (did you mean "directAccessGrantsEnabled"?); Keycloak refuses to import a realm with a field it does not know',
+    ],
+  },
+  {
+    name: 'a misspelled user field',
+    file: 'user-field.json',
+    text: '{\n  "realm": "typos",\n  "users": [\n    { "username": "ann", "emailVerfied": true }\n  ]\n}\n',
+    lines: [
+      'user-field.json:4:26 "users.0.emailVerfied": a user has no field "emailVerfied" (did you mean "emailVerified"?); Keycloak refuses to import a realm with a field it does not know',
+    ],
+  },
+  {
+    name: 'a misspelled realm field',
+    file: 'realm-field.json',
+    text: '{\n  "realm": "typos",\n  "acessTokenLifespan": 60,\n  "users": []\n}\n',
+    lines: [
+      'realm-field.json:3:3 "acessTokenLifespan": a realm has no field "acessTokenLifespan" (did you mean "accessTokenLifespan"?); Keycloak refuses to import a realm with a field it does not know',
+    ],
+  },
+];
+
+/** What Keycloak reads past (with a line in its log): warned of, and the file still loads. */
+const WARNED = [
+  {
+    name: 'a client scope a client names and the realm does not define',
+    file: 'scope.json',
+    text: [
+      '{',
+      '  "realm": "scopes",',
+      '  "clientScopes": [ { "name": "reports", "protocol": "openid-connect" } ],',
+      '  "clients": [',
+      '    { "clientId": "web", "defaultClientScopes": ["email", "report"], "optionalClientScopes": ["nosuchscope"] }',
+      '  ]',
+      '}',
+      '',
+    ].join('\n'),
+    lines: [
+      'scope.json:5:59 warning: "clients.0.defaultClientScopes.1": client "web" names the client scope "report", which the realm does not define (did you mean "reports"?); Keycloak leaves it out, and so does mock-idp (the realm\'s client scopes: acr, address, basic, email, microprofile-jwt, offline_access, organization, phone, profile, reports, roles, web-origins)',
+      'scope.json:5:95 warning: "clients.0.optionalClientScopes.0": client "web" names the client scope "nosuchscope", which the realm does not define; Keycloak leaves it out, and so does mock-idp (the realm\'s client scopes: acr, address, basic, email, microprofile-jwt, offline_access, organization, phone, profile, reports, roles, web-origins)',
+    ],
+  },
+  {
+    name: 'a misspelled client scope field (Keycloak ignores unknown fields there)',
+    file: 'scope-field.json',
+    text: '{\n  "realm": "scopes",\n  "clientScopes": [\n    { "name": "reports", "descripton": "Reports" }\n  ]\n}\n',
+    lines: [
+      'scope-field.json:4:26 warning: "clientScopes.0.descripton": a client scope has no field "descripton" (did you mean "description"?); Keycloak ignores it, and so does mock-idp',
+    ],
+  },
 ];
 
 describe('a realm JSON with mistakes', () => {
@@ -71,6 +126,57 @@ describe('a realm JSON with mistakes', () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(shown(result.stderr)).toEqual(lines);
+    },
+  );
+});
+
+describe('a realm JSON with what Keycloak reads past', () => {
+  const tmp = tempDir();
+  beforeAll(() => {
+    ensureBuilt();
+    for (const { file, text } of WARNED) writeFileSync(join(tmp.dir, file), text);
+  });
+  afterAll(() => tmp.remove());
+  const shown = (text: string): string[] =>
+    text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.replace(`${tmp.dir}/`, ''));
+
+  it.each(WARNED)(
+    'mock-idp check warns of $name at its line and column, and passes',
+    async ({ file, lines }) => {
+      const result = await runBin(['check', join(tmp.dir, file)]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const out = shown(result.stdout);
+      expect(out.slice(0, -1)).toEqual(lines);
+      expect(out.at(-1)).toMatch(new RegExp(`^${file}: OK `));
+    },
+  );
+
+  it.each(WARNED)('mock-idp serve logs $name as a warning at start, and serves', async ({ file, lines }) => {
+    const serve = await startServe(['--port', '0', '--fixtures', join(tmp.dir, file)]);
+    try {
+      expect(serve.ready).toMatch(/\/realms\/scopes$/);
+      expect(shown(serve.stderr())).toEqual(lines);
+    } finally {
+      await serve.stop();
+    }
+  });
+});
+
+describe('a real export of Keycloak', () => {
+  beforeAll(() => ensureBuilt());
+
+  it.each(['northwind-export.json', 'acme-realm.json', 'spring-demo-realm.json'])(
+    '%s passes mock-idp check without a warning',
+    async (name) => {
+      const file = fileURLToPath(new URL(`../fixtures-data/keycloak/${name}`, import.meta.url));
+      const result = await runBin(['check', file]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/: OK \(realm /)]);
     },
   );
 });
