@@ -88,8 +88,8 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.post(PATHS.par, endpoint('par'), formBody, parHandler(p));
   realm.post(PATHS.deviceAuthorization, endpoint('device'), formBody, deviceAuthorizationHandler(p));
   realm.post(PATHS.ciba, endpoint('ciba'), formBody, cibaHandler(p));
-  realm.get(PATHS.device, devicePageHandler(p));
-  realm.post(PATHS.device, formBody, devicePageHandler(p));
+  realm.get(PATHS.device, devicePageHandler(p, hooks.updatePassword));
+  realm.post(PATHS.device, formBody, devicePageHandler(p, hooks.updatePassword));
   realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
   realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
   realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));

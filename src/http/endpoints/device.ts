@@ -1,7 +1,7 @@
 // The device flow's two endpoints (RFC 8628): POST /protocol/openid-connect/auth/device, where a client gets a
 // device code and a user code, and the page at /device, where a person enters that code, picks a user on the
-// login page (a Keycloak realm's: its username and password form too) and approves (or cancels: the device hears
-// access_denied).
+// login page (a Keycloak realm's: its username and password form too, and the "Update password" page when the
+// user must choose one) and approves (or cancels: the device hears access_denied).
 import type { RequestHandler } from 'express';
 import { isDisabled, userByHint } from '../../fixtures/realm.js';
 import { decideBackchannel, deviceRequestByUserCode } from '../../oauth/backchannel.js';
@@ -9,8 +9,14 @@ import { authorizeDevice } from '../../oauth/grants/device-code.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
 import { authenticateAt, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
-import { passwordForm, postedLogin } from '../password-login.js';
-import { sendDeviceCodePage, sendDeviceDonePage, sendLoginPage, hintNotice } from '../pages.js';
+import { passwordForm, postedLogin, type UpdatePassword } from '../password-login.js';
+import {
+  sendDeviceCodePage,
+  sendDeviceDonePage,
+  sendLoginPage,
+  sendUpdatePasswordPage,
+  hintNotice,
+} from '../pages.js';
 
 export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
@@ -24,9 +30,10 @@ export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
 
 /**
  * GET: the box for the user code (filled from `?user_code=`). POST with `user_code`: the login page of the
- * device's client; POST with `user_code` and `login_hint` (a user button) approves, with `cancel` denies.
+ * device's client; POST with `user_code` and `login_hint` (a user button) approves, with `cancel` denies. A
+ * Keycloak realm's user who must choose a new password (UPDATE_PASSWORD) gets that page first, as at /auth.
  */
-export function devicePageHandler(p: RealmContext): RequestHandler {
+export function devicePageHandler(p: RealmContext, updatePassword?: UpdatePassword): RequestHandler {
   return async (req, res) => {
     const action = issuerOf(res) + PATHS.device;
     const params = paramsOf(req);
@@ -51,7 +58,16 @@ export function devicePageHandler(p: RealmContext): RequestHandler {
       return;
     }
     // A Keycloak realm's username and password form, or a user button (login_hint), as on the login page.
-    const posted = await postedLogin(p, req.method, params);
+    const posted = await postedLogin(p, req.method, params, updatePassword);
+    if (posted?.update !== undefined) {
+      sendUpdatePasswordPage(res, {
+        action,
+        params: [['user_code', userCode]],
+        realm: passwordForm(p.realm, posted)?.realm ?? p.realm.name,
+        stage: posted.update,
+      });
+      return;
+    }
     const hint = params.get('login_hint');
     const user =
       posted !== undefined ? posted.user : hint !== undefined ? userByHint(p.realm, hint) : undefined;
