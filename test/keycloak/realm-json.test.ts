@@ -355,4 +355,19 @@ describe('a Keycloak realm JSON', () => {
     // A SAML client is not served.
     expect(idp.provider.realm.clients.has('legacy-saml')).toBe(false);
   });
+
+  it('logout to an unregistered post_logout_redirect_uri names what the realm file registers', async () => {
+    const query = new URLSearchParams({
+      client_id: 'web-app',
+      post_logout_redirect_uri: 'http://evil.test/',
+    });
+    const answer = await fetch(`${idp.issuer}/protocol/openid-connect/logout?${query}`, {
+      redirect: 'manual',
+    });
+    expect(answer.status).toBe(400);
+    const shown = /<p class="error" id="error">([^<]*)<\/p>/.exec(await answer.text())?.[1];
+    expect(shown?.replaceAll('&#34;', '"')).toBe(
+      'Invalid redirect uri: post_logout_redirect_uri "http://evil.test/" is not registered for client "web-app" (client_id): it accepts "http://localhost:3000/*", "http://localhost:3000/bye", "http://localhost:3000/again"; add it to redirectUris or to the attribute "post.logout.redirect.uris" (URIs joined by ##) of this client in the realm file',
+    );
+  });
 });
