@@ -356,6 +356,17 @@ describe('a Keycloak realm JSON', () => {
     expect(idp.provider.realm.clients.has('legacy-saml')).toBe(false);
   });
 
+  it('client_credentials for a client without a service account names the switch that allows it', async () => {
+    const answer = await postForm(
+      `${idp.issuer}/protocol/openid-connect/token`,
+      { grant_type: 'client_credentials' },
+      { authorization: basic('reports', SECRETS.reports) },
+    );
+    expect(answer.json['error_description']).toBe(
+      'Client "reports" is not allowed the client_credentials grant (grants: password, refresh_token); set "serviceAccountsEnabled": true (and not "publicClient": true) on client "reports" in the realm file',
+    );
+  });
+
   it('logout to an unregistered post_logout_redirect_uri names what the realm file registers', async () => {
     const query = new URLSearchParams({
       client_id: 'web-app',
