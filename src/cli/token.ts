@@ -76,6 +76,33 @@ function realmBaseOf(server: string): string {
   );
 }
 
+/** Node's codes for a certificate chain it cannot trust (a self-signed one, or one signed by an unknown CA). */
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+]);
+
+/**
+ * How to trust a server run with `--tls`, when the TLS handshake refused its certificate: its mock CA is
+ * made at start and written where its ready line says, and Node's fetch trusts it only through
+ * NODE_EXTRA_CA_CERTS.
+ */
+function certificateHint(code: unknown, host: string): string {
+  if (typeof code !== 'string') return '';
+  if (UNTRUSTED.has(code))
+    return (
+      ' (a server run with --tls serves a certificate of a mock CA made at start: trust the CA with ' +
+      'NODE_EXTRA_CA_CERTS=FILE mock-idp token ..., FILE being the CA certificate its ready line names ' +
+      '("CA certificate FILE"; --tls-ca-out FILE says where it is written), or the CA of a certificate ' +
+      'served with --tls-cert; see docs/tls.md)'
+    );
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return ` (the server's certificate does not name ${host}: start it with --tls-host ${host})`;
+  return '';
+}
+
 async function mintOnline(
   server: string,
   request: MintRequest,
@@ -93,8 +120,12 @@ async function mintOnline(
       body: JSON.stringify(request),
     });
   } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-    throw new CliError(`mock-idp: cannot reach ${url}: ${cause}`, EXIT.unavailable);
+    const cause = (err as { cause?: { message?: string; code?: unknown } }).cause;
+    const hint = certificateHint(cause?.code, new URL(url).hostname.replace(/^\[(.*)\]$/, '$1'));
+    throw new CliError(
+      `mock-idp: cannot reach ${url}: ${cause?.message ?? (err as Error).message}${hint}`,
+      EXIT.unavailable,
+    );
   }
   const text = await response.text();
   let body: unknown;

@@ -1,7 +1,6 @@
 // One realm's routes, built from its context: every endpoint under the realm base, CORS, method checks and
 // the hooks (fault injection before endpoints, the QA API under /mock). Mounted at /realms/{realm}.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { OAuthError } from '../oauth/errors.js';
 import type { RealmContext } from '../realm/context.js';
 import { authorizeHandler } from './endpoints/authorize.js';
 import { certsHandler } from './endpoints/certs.js';
@@ -24,6 +23,7 @@ import { tokenHandler } from './endpoints/token.js';
 import { userinfoHandler } from './endpoints/userinfo.js';
 import { cors } from './cors.js';
 import { formBody } from './form-body.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 import type { EndpointName } from '../endpoint-names.js';
 import { PATHS } from '../realm/paths.js';
 
@@ -41,21 +41,6 @@ export interface RealmHooks {
   /** Sets a user's new password from a Keycloak realm's "Update password" page (UPDATE_PASSWORD done). */
   updatePassword?: (username: string, password: string) => Promise<void>;
 }
-
-/** The methods the JSON endpoints allow; anything else is 405 with Allow. */
-const ALLOWED: readonly (readonly [string, string])[] = [
-  [PATHS.token, 'POST'],
-  [PATHS.introspect, 'POST'],
-  [PATHS.revoke, 'POST'],
-  [PATHS.par, 'POST'],
-  [PATHS.deviceAuthorization, 'POST'],
-  [PATHS.ciba, 'POST'],
-  [PATHS.device, 'GET, POST'],
-  [PATHS.discovery, 'GET'],
-  [PATHS.certs, 'GET'],
-  [PATHS.registration, 'POST'],
-  [`${PATHS.registration}/:clientId`, 'GET, DELETE'],
-];
 
 export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): express.Router {
   const realm = express.Router({ caseSensitive: true, strict: false });
@@ -78,12 +63,17 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   // Every path below is a distinct literal: the order only decides how many a request is matched against
   // before its own, so the busiest come first.
   realm.post(PATHS.token, endpoint('token'), formBody, tokenHandler(p));
-  realm.all(PATHS.auth, endpoint('auth'), formBody, authorizeHandler(p, hooks.updatePassword));
+  // Each route takes the methods its endpoint answers (auth, userinfo and logout GET and POST, as Keycloak's);
+  // another method on one of these paths is answered by methodNotAllowed, last.
+  const auth = [endpoint('auth'), formBody, authorizeHandler(p, hooks.updatePassword)];
+  realm.get(PATHS.auth, auth).post(PATHS.auth, auth);
   realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
   realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
   realm.post(PATHS.introspect, endpoint('introspect'), formBody, introspectHandler(p));
-  realm.all(PATHS.userinfo, endpoint('userinfo'), formBody, userinfoHandler(p));
-  realm.all(PATHS.logout, endpoint('logout'), formBody, logoutHandler(p));
+  const userinfo = [endpoint('userinfo'), formBody, userinfoHandler(p)];
+  realm.get(PATHS.userinfo, userinfo).post(PATHS.userinfo, userinfo);
+  const logout = [endpoint('logout'), formBody, logoutHandler(p)];
+  realm.get(PATHS.logout, logout).post(PATHS.logout, logout);
   realm.post(PATHS.revoke, endpoint('revoke'), formBody, revokeHandler(p));
   realm.post(PATHS.par, endpoint('par'), formBody, parHandler(p));
   realm.post(PATHS.deviceAuthorization, endpoint('device'), formBody, deviceAuthorizationHandler(p));
@@ -99,13 +89,8 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.get(PATHS.thirdPartyCookiesStep1, thirdPartyCookiesHandler(p, 1));
   realm.get(PATHS.thirdPartyCookiesStep2, thirdPartyCookiesHandler(p, 2));
   realm.get('/', realmInfoHandler(p));
-  for (const [path, allow] of ALLOWED) {
-    realm.all(path, (req) => {
-      throw new OAuthError('invalid_request', `${req.method} is not allowed here: use ${allow}`, 405, {
-        Allow: allow,
-      });
-    });
-  }
   hooks.realmRoutes?.(realm);
+  // Last: a path above (or under /mock) asked with a method its routes do not take.
+  realm.use(methodNotAllowed(realm));
   return realm;
 }

@@ -39,6 +39,47 @@ function matchesRegistered(registered: string, uri: string): boolean {
 }
 
 /** Whether logout may redirect to `uri`: a redirect URI of the client, or one of its post-logout redirect URIs (exact). */
-export function isRegisteredPostLogoutRedirect(client: Client, uri: string): boolean {
+function isRegisteredPostLogoutRedirect(client: Client, uri: string): boolean {
   return isRegisteredRedirect(client, uri) || (client.postLogoutRedirectUris?.includes(uri) ?? false);
+}
+
+/** How a logout request named its client: the client_id parameter, or the audience of id_token_hint. */
+interface LogoutClient {
+  /** The client id named, if any; `client` is that client when the realm has it. */
+  id: string | undefined;
+  from: 'client_id' | 'id_token_hint';
+  client: Client | undefined;
+  /** The realm was read from a Keycloak realm file (its keys differ from the YAML fixtures'). */
+  keycloakRealm: boolean;
+}
+
+/**
+ * Why logout refuses `uri` (Keycloak's 400 "Invalid redirect uri"), in words that name the URI, the client
+ * and where its id came from, the URIs that client has registered and the key that registers them;
+ * undefined: logout may redirect there.
+ */
+export function postLogoutRedirectProblem(uri: string, named: LogoutClient): string | undefined {
+  const given = `post_logout_redirect_uri "${uri}"`;
+  const source = named.from === 'client_id' ? 'client_id' : 'the audience of id_token_hint';
+  const { client } = named;
+  if (named.id === undefined)
+    return `Invalid redirect uri: ${given} needs client_id or id_token_hint to name its client`;
+  if (client === undefined)
+    return `Invalid redirect uri: ${given} is for client "${named.id}" (${source}), which this realm does not have`;
+  if (isRegisteredPostLogoutRedirect(client, uri)) return undefined;
+  const registered = [...client.redirectUris, ...(client.postLogoutRedirectUris ?? [])];
+  const listed =
+    registered.length > 0
+      ? `it accepts ${registered.map((u) => `"${u}"`).join(', ')}`
+      : 'it has no redirect URIs registered';
+  return `Invalid redirect uri: ${given} is not registered for client "${client.id}" (${source}): ${listed}; ${registeringKey(client, named.keycloakRealm)}`;
+}
+
+/** The key that registers a client's post-logout redirect URIs, in the words of where the client came from. */
+function registeringKey(client: Client, keycloakRealm: boolean): string {
+  if (client.registration !== undefined)
+    return 'a registered client names them in post_logout_redirect_uris (or redirect_uris)';
+  if (keycloakRealm)
+    return 'add it to redirectUris or to the attribute "post.logout.redirect.uris" (URIs joined by ##) of this client in the realm file';
+  return `add it to clients.${client.id}.redirectUris in the fixtures (a trailing * matches as a prefix)`;
 }

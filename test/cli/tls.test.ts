@@ -60,6 +60,19 @@ describe('serve --tls', () => {
     expect(readFileSync(out, 'utf8')).toMatch(/^-----BEGIN CERTIFICATE-----/);
   });
 
+  it('token --server: an untrusted mock CA is refused with how to trust it; with NODE_EXTRA_CA_CERTS it mints', async () => {
+    const s = await serve(['--tls']);
+    const args = ['token', '--server', s.base, '--client', 'teller-web'];
+    const refused = await runBin(args);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr.trim()).toBe(
+      `mock-idp: cannot reach ${s.base}/mock/tokens: unable to verify the first certificate (a server run with --tls serves a certificate of a mock CA made at start: trust the CA with NODE_EXTRA_CA_CERTS=FILE mock-idp token ..., FILE being the CA certificate its ready line names ("CA certificate FILE"; --tls-ca-out FILE says where it is written), or the CA of a certificate served with --tls-cert; see docs/tls.md)`,
+    );
+    const trusted = await runBin(args, { NODE_EXTRA_CA_CERTS: caFileOf(s.ready) });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
+  });
+
   it('with --issuer the ready line names the issuer and the CA', async () => {
     const s = await serve([
       '--tls',

@@ -88,6 +88,43 @@ describe('RP-initiated logout (GET)', () => {
     await expectSessionActive(idp, t);
   });
 
+  it.each<[string, (t: TokenResponse) => Record<string, string>, string]>([
+    [
+      'id_token_hint names the client',
+      (t) => ({ id_token_hint: t.id_token as string, post_logout_redirect_uri: 'http://evil.test/' }),
+      'post_logout_redirect_uri "http://evil.test/" is not registered for client "teller-web" (the audience of id_token_hint): it accepts "http://app.fjord.test/cb", "http://127.0.0.1:*"; add it to clients.teller-web.redirectUris in the fixtures (a trailing * matches as a prefix)',
+    ],
+    [
+      'client_id names the client',
+      () => ({ client_id: 'counter-app', post_logout_redirect_uri: 'http://app.fjord.test/cb' }),
+      'post_logout_redirect_uri "http://app.fjord.test/cb" is not registered for client "counter-app" (client_id): it accepts "http://counter.fjord.test/return"; add it to clients.counter-app.redirectUris in the fixtures (a trailing * matches as a prefix)',
+    ],
+    [
+      'a client without redirect URIs',
+      () => ({ client_id: 'ledger-sync', post_logout_redirect_uri: 'http://app.fjord.test/cb' }),
+      'post_logout_redirect_uri "http://app.fjord.test/cb" is not registered for client "ledger-sync" (client_id): it has no redirect URIs registered; add it to clients.ledger-sync.redirectUris in the fixtures (a trailing * matches as a prefix)',
+    ],
+    [
+      'a client the realm does not have',
+      () => ({ client_id: 'nobody', post_logout_redirect_uri: 'http://app.fjord.test/cb' }),
+      'post_logout_redirect_uri "http://app.fjord.test/cb" is for client "nobody" (client_id), which this realm does not have',
+    ],
+    [
+      'no client named',
+      () => ({ post_logout_redirect_uri: 'http://app.fjord.test/cb' }),
+      'post_logout_redirect_uri "http://app.fjord.test/cb" needs client_id or id_token_hint to name its client',
+    ],
+  ])(
+    'a refused post_logout_redirect_uri, %s: the page names the URI, the client and what it registers',
+    async (_name, params, problem) => {
+      const t = await loginTokens(idp);
+      const answer = await get(logoutUrl(params(t)));
+      expect(answer.status).toBe(400);
+      const shown = /<p class="error" id="error">([^<]*)<\/p>/.exec(answer.text)?.[1];
+      expect(shown?.replaceAll('&#34;', '"')).toBe(`Invalid redirect uri: ${problem}`);
+    },
+  );
+
   it('an expired id_token_hint still names its session', async () => {
     const frozen = await startIdp({ clock: '2030-01-01T00:00:00Z', frozen: true });
     try {

@@ -11,6 +11,7 @@ const FIXTURES: FixturesInput = {
     cli: { secret: 'cli-secret', grants: ['password', 'refresh_token'] },
     'public-cli': { authMethods: ['none'], grants: ['password'] },
     web: { secret: 'web-secret', redirectUris: ['http://web.test/cb'] },
+    api: { secret: 'api-secret', grants: [] },
   },
   users: {
     kari: { password: 'kari-pass ø', claims: { name: 'Kari Nordmann' } },
@@ -85,9 +86,26 @@ describe('grant_type=password', () => {
     expect(answer.json['error']).toBe(error);
   });
 
-  it('a client that does not list the grant: 400 unauthorized_client', async () => {
-    const answer = await password({ username: 'kari', password: 'kari-pass ø' }, basic('web', 'web-secret'));
-    expect(answer.status).toBe(400);
-    expect(answer.json['error']).toBe('unauthorized_client');
-  });
+  it.each([
+    [
+      'web',
+      'web-secret',
+      "(grants: authorization_code, refresh_token); add password to the client's grants in the fixtures (clients.web.grants: [authorization_code, refresh_token, password])",
+    ],
+    [
+      'api',
+      'api-secret',
+      "(grants: none); add password to the client's grants in the fixtures (clients.api.grants: [password])",
+    ],
+  ])(
+    'client %s does not list the grant: 400 unauthorized_client, saying how to allow it',
+    async (id, secret, hint) => {
+      const answer = await password({ username: 'kari', password: 'kari-pass ø' }, basic(id, secret));
+      expect(answer.status).toBe(400);
+      expect(answer.json).toEqual({
+        error: 'unauthorized_client',
+        error_description: `Client not allowed for direct access grants: client "${id}" does not list password ${hint}`,
+      });
+    },
+  );
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectNoStack } from '../helpers/assert.js';
 import { basicFor } from '../helpers/flows.js';
-import { get } from '../helpers/http.js';
+import { call, get } from '../helpers/http.js';
 import { useIdp } from '../helpers/server.js';
 
 const idp = useIdp();
@@ -35,6 +35,40 @@ describe('health and unknown places', () => {
       expect(answer.json.error).toBe('not_found');
     },
   );
+
+  it.each<[string, string, string]>([
+    ['PUT', '/mock/tokens', 'POST'],
+    ['GET', '/mock/tokens/verify', 'POST'],
+    ['PATCH', '/mock/faults', 'POST, GET, DELETE'],
+    ['POST', '/mock/sessions/abc', 'DELETE'],
+    ['GET', '/mock/fixtures', 'PUT'],
+    ['GET', '/protocol/openid-connect/token', 'POST'],
+    ['DELETE', '/protocol/openid-connect/userinfo', 'GET, POST'],
+    ['PUT', '/protocol/openid-connect/logout', 'GET, POST'],
+    ['DELETE', '/protocol/openid-connect/auth', 'GET, POST'],
+    ['POST', '/protocol/openid-connect/certs', 'GET'],
+    ['PUT', '/clients-registrations/openid-connect/some-client', 'GET, DELETE'],
+  ])('%s on the known path %s answers 405, Allow: %s', async (method, path, allow) => {
+    const answer = await call(method, `${idp.issuer}${path}`);
+    expect(answer.status).toBe(405);
+    expect(answer.headers.get('allow')).toBe(allow);
+    const methods = allow.split(', ');
+    expect(answer.json).toEqual({
+      error: 'invalid_request',
+      error_description: `${method} is not allowed on /realms/fjord${path}: use ${
+        methods.length > 1 ? `${methods.slice(0, -1).join(', ')} or ${methods.at(-1)}` : allow
+      }`,
+    });
+  });
+
+  it.each([
+    ['PUT', '/mock/nothing'],
+    ['PUT', '/protocol/openid-connect/nope'],
+  ])('%s on the unknown path %s is still 404', async (method, path) => {
+    const answer = await call(method, `${idp.issuer}${path}`);
+    expect(answer.status).toBe(404);
+    expect(answer.json.error).toBe('not_found');
+  });
 });
 
 const form = { 'content-type': 'application/x-www-form-urlencoded' };

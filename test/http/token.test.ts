@@ -11,6 +11,7 @@ import {
   refresh,
   SECRETS,
   type ErrorResponse,
+  type SecretClient,
   type TokenResponse,
 } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
@@ -217,8 +218,19 @@ describe('grant_type=client_credentials', () => {
     expectError(await clientCredentials(idp, scope), 400, 'invalid_scope');
   });
 
-  it('rejects a client not allowed the grant: 400 unauthorized_client', async () => {
-    expectError(await clientCredentials(idp, undefined, 'teller-web'), 400, 'unauthorized_client');
+  it.each<[SecretClient, string, string]>([
+    [
+      'teller-web',
+      'grants: authorization_code, refresh_token',
+      'authorization_code, refresh_token, client_credentials',
+    ],
+    ['ledger-api', 'grants: none', 'client_credentials'],
+  ])('rejects client %s, not allowed the grant: 400 unauthorized_client, (%s)', async (id, listed, after) => {
+    const answer = await clientCredentials<Record<string, string>>(idp, undefined, id);
+    expectError(answer, 400, 'unauthorized_client');
+    expect(answer.json['error_description']).toBe(
+      `Client "${id}" is not allowed the client_credentials grant (${listed}); add client_credentials to the client's grants in the fixtures (clients.${id}.grants: [${after}])`,
+    );
   });
 });
 

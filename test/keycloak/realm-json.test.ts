@@ -355,4 +355,30 @@ describe('a Keycloak realm JSON', () => {
     // A SAML client is not served.
     expect(idp.provider.realm.clients.has('legacy-saml')).toBe(false);
   });
+
+  it('client_credentials for a client without a service account names the switch that allows it', async () => {
+    const answer = await postForm(
+      `${idp.issuer}/protocol/openid-connect/token`,
+      { grant_type: 'client_credentials' },
+      { authorization: basic('reports', SECRETS.reports) },
+    );
+    expect(answer.json['error_description']).toBe(
+      'Client "reports" is not allowed the client_credentials grant (grants: password, refresh_token); set "serviceAccountsEnabled": true (and not "publicClient": true) on client "reports" in the realm file',
+    );
+  });
+
+  it('logout to an unregistered post_logout_redirect_uri names what the realm file registers', async () => {
+    const query = new URLSearchParams({
+      client_id: 'web-app',
+      post_logout_redirect_uri: 'http://evil.test/',
+    });
+    const answer = await fetch(`${idp.issuer}/protocol/openid-connect/logout?${query}`, {
+      redirect: 'manual',
+    });
+    expect(answer.status).toBe(400);
+    const shown = /<p class="error" id="error">([^<]*)<\/p>/.exec(await answer.text())?.[1];
+    expect(shown?.replaceAll('&#34;', '"')).toBe(
+      'Invalid redirect uri: post_logout_redirect_uri "http://evil.test/" is not registered for client "web-app" (client_id): it accepts "http://localhost:3000/*", "http://localhost:3000/bye", "http://localhost:3000/again"; add it to redirectUris or to the attribute "post.logout.redirect.uris" (URIs joined by ##) of this client in the realm file',
+    );
+  });
 });

@@ -5,7 +5,7 @@ import type { RealmContext } from '../../realm/context.js';
 import { sessionIdOf, verifyOwnToken } from '../../tokens/verify.js';
 import { invalidGrant, invalidRequest } from '../../oauth/errors.js';
 import { browserSession, clearedCookies } from '../../oauth/browser-session.js';
-import { isRegisteredPostLogoutRedirect } from '../../oauth/redirect-uri.js';
+import { postLogoutRedirectProblem } from '../../oauth/redirect-uri.js';
 import type { Session } from '../../store/state-store.js';
 import { authenticateAt, issuerOf, noteForLog, paramsOf } from '../context.js';
 import { sendErrorPage, sendLoggedOutPage } from '../pages.js';
@@ -58,15 +58,14 @@ export function logoutHandler(p: RealmContext): RequestHandler {
     const client = clientId !== undefined ? p.realm.clients.get(clientId) : undefined;
     // Only a fixture client id reaches the log line: request text could forge log lines.
     if (client !== undefined) noteForLog(res, { client: client.id });
-    if (
-      redirect !== undefined &&
-      (client === undefined || !isRegisteredPostLogoutRedirect(client, redirect))
-    ) {
-      return sendErrorPage(
-        res,
-        400,
-        'Invalid redirect uri: post_logout_redirect_uri needs client_id or id_token_hint and a registered URI',
-      );
+    if (redirect !== undefined) {
+      const problem = postLogoutRedirectProblem(redirect, {
+        id: clientId,
+        from: params.get('client_id') !== undefined ? 'client_id' : 'id_token_hint',
+        client,
+        keycloakRealm: p.realm.keycloak !== undefined,
+      });
+      if (problem !== undefined) return sendErrorPage(res, 400, problem);
     }
     const browser = await browserSession(p, req.headers.cookie);
     if (

@@ -2,6 +2,7 @@
 import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import { unauthorizedClient } from '../errors.js';
+import { grantsListed, howToAllow } from './not-allowed.js';
 import { versionedGrant } from '../version-rules.js';
 import { signedIn, type GrantDefinition, type GrantRequest, type TokenResponseShape } from './grant.js';
 import { clientCredentialsScopes, parseScope } from '../scopes.js';
@@ -12,7 +13,7 @@ async function grantClientCredentials(
 ): Promise<Grant> {
   if (!client.grants.includes('client_credentials')) {
     throw unauthorizedClient(
-      `Client "${client.id}" is not allowed the client_credentials grant (grants: ${client.grants.join(', ')})`,
+      `Client "${client.id}" is not allowed the client_credentials grant (${grantsListed(client)}); ${howToAllow(p.realm, client, 'client_credentials')}`,
     );
   }
   // RFC 6749 §4.4: only a confidential client may use it (Keycloak: a public client has no service account).
