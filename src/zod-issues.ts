@@ -11,6 +11,8 @@ interface IssueProblem {
   /** unknown: a key no schema allows; missing: a required key left out; value: a value of the wrong form. */
   kind: 'unknown' | 'missing' | 'value';
   message: string;
+  /** An unknown key's "did you mean": the known key it is a typo of. */
+  suggested?: string;
 }
 
 /** How one caller names things: fixtures say `key` and quote paths, QA bodies say `field`, the library `option`. */
@@ -120,6 +122,7 @@ export function describeIssues(
           path: [...path, key],
           kind: 'unknown',
           message: `unknown ${wording.member} "${key}"${where(path)}${didYouMean(key, known)}`,
+          ...(match !== undefined ? { suggested: match } : {}),
         };
       });
     }

@@ -10,8 +10,10 @@ export function fixtureRoutes(p: Provider): express.Router {
   const router = express.Router();
   router.put('/', express.text({ type: () => true, limit: '16mb' }), async (req, res) => {
     const text = typeof req.body === 'string' ? req.body : '';
+    // A body sent as JSON is read as JSON (a trailing comma refused), as a `.json` file is; others as YAML.
+    const json = typeof req.is(['application/json', '+json']) === 'string';
     try {
-      const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir);
+      const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir, json);
       p.fixturesText = text;
       await p.qaShare?.publish('fixtures');
       res.json({

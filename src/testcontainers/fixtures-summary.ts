@@ -65,7 +65,7 @@ const DEFAULT_REALM = 'mock';
 export async function readFixturesSummary(path: string): Promise<FixturesSummary> {
   let document: unknown;
   try {
-    document = parse(await readFile(path, 'utf8'));
+    document = parse(await readFile(path, 'utf8'), { merge: true });
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new MockIdpContainerError('FIXTURES_UNREADABLE', `cannot read fixtures ${path}: ${reason}`, {

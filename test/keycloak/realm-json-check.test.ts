@@ -37,6 +37,13 @@ const BROKEN = [
     ],
   },
   {
+    // Keycloak (Jackson) refuses such a file; YAML's flow style would read it.
+    name: 'a trailing comma',
+    file: 'commas.json',
+    text: '{\n  "realm": "commas",\n  "clients": [\n    { "clientId": "a" },\n  ]\n}\n',
+    lines: ['commas.json:4:24 trailing comma before ]: JSON allows no comma after the last item'],
+  },
+  {
     name: 'a role without a name, in a realm JSON text not named .json',
     file: 'realm.txt',
     text: '{ "realm": "nameless",\n  "roles": { "realm": [ { "description": "no name" } ] } }\n',

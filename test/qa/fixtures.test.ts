@@ -94,6 +94,19 @@ describe('PUT /mock/fixtures', () => {
     expect((await mintFor('alice')).status).toBe(200);
   });
 
+  it.each([
+    ['sent as JSON is refused', 'application/json', 400],
+    ['sent as YAML loads (flow YAML allows it)', 'application/yaml', 200],
+  ])('a body with a trailing comma %s', async (_name, contentType, status) => {
+    const body = '{ "clients": { "web-app": { "secret": "s" }, },\n  "users": { "dave": {} } }';
+    const answer = await put(body, contentType);
+    expect(answer.status).toBe(status);
+    if (status === 400)
+      expect(answer.json['problems']).toEqual([
+        'body:1:44 trailing comma before }: JSON allows no comma after the last item',
+      ]);
+  });
+
   it('locates a problem at its line and column', async () => {
     const answer = await put('clients:\n  web-app:\n    secret: s\n    grantz: []\n');
     expect(answer.json['problems']).toEqual([

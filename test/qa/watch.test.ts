@@ -60,6 +60,24 @@ describe('serve --watch', () => {
     expect((await mintFor('alice')).status).toBe(200);
   });
 
+  it('a misspelled section is told first and once, not as every name it makes unknown', async () => {
+    const typo = withUser('dave').replace(/^clients:/m, 'clientz:');
+    writeFileSync(file, typo);
+    const line = typo.split('\n').findIndex((l) => l.startsWith('clientz:')) + 1;
+    const problem = `${file}:${line}:1 unknown key "clientz" in the top level (did you mean "clients"?)`;
+    await server.waitFor('stderr', (t) => t.includes(problem));
+    // This edit's report (the watcher may also have reported the file half written).
+    const report = server
+      .stderr()
+      .split(/^(?=mock-idp: )/m)
+      .find((r) => r.includes(problem));
+    expect(report?.trimEnd().split('\n')).toEqual([
+      `mock-idp: ${file} not reloaded, keeping the last good fixtures:`,
+      problem,
+    ]);
+    expect((await mintFor('dave')).status).toBe(200);
+  });
+
   it('an editor-style replace (write elsewhere, rename over) is picked up', async () => {
     const next = join(tmp.dir, '.users.yaml.swp');
     writeFileSync(next, withUser('erin'));

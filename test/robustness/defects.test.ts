@@ -171,6 +171,40 @@ describe('3: YAML aliases: a bomb is a FixturesError at file:line:col, real reus
     expect(String(answer.json['error_description'])).toMatch(/body:4:\d+ too many alias expansions/);
   });
 
+  // Merge keys (`<<: *a`) build the merged mapping again at each one: aliases of merges multiply as aliases
+  // of lists do, and one wide mapping merged many times is bounded too.
+  const mergeLaughs = (levels: number, width: number): string => {
+    let text = `a0: &a0 { k: lol }\n`;
+    for (let i = 1; i <= levels; i++)
+      text += `a${i}: &a${i} { <<: [${Array.from({ length: width }, () => `*a${i - 1}`).join(', ')}], k${i}: ${i} }\n`;
+    return text;
+  };
+  const wideMerges = (keys: number, merges: number): string => {
+    let text = `users:\n  base: { claims: &a { ${Array.from({ length: keys }, (_, i) => `k${i}: ${i}`).join(', ')} } }\n`;
+    for (let i = 0; i < merges; i++) text += `  u${i}: { claims: { <<: *a } }\n`;
+    return text;
+  };
+  it.each([
+    ['nested merges, 9 levels × 9', mergeLaughs(9, 9), /body:\d+:\d+ merges copy too much/],
+    ['nested merges, 30 levels × 2', mergeLaughs(30, 2), /body:\d+:\d+ merges copy too much/],
+    ['3,000 keys merged 3,000 times', wideMerges(3000, 3000), /body:\d+:\d+ merges copy too much/],
+  ])('a merge bomb (%s) is a 400 naming body:line:col, at once', async (_name, bomb, message) => {
+    const started = performance.now();
+    const answer = await put(`clients:\n  x: { secret: s }\n${bomb}`);
+    expect(answer.status).toBe(400);
+    expect(String(answer.json['error_description'])).toMatch(message);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
+  it('a file that merges one mapping into 500 users loads', async () => {
+    let text =
+      'clients:\n  x: { secret: s }\nusers:\n  u0: &u { realmRoles: [user, admin], claims: { org: fjord } }\n';
+    for (let i = 1; i <= 500; i++) text += `  u${i}: { <<: *u, claims: { name: u${i} } }\n`;
+    const answer = await put(text);
+    expect(answer.status).toBe(200);
+    expect(answer.json['users']).toHaveLength(501);
+  });
+
   it.each([
     ['a: &a [*a]\nclients:\n  x: { secret: s }\n', 'body:1:8'],
     ['clients: &c\n  x: { secret: s }\n  y: *c\n', 'body:3:6'],
