@@ -5,6 +5,8 @@ import { fixturesSchema } from '../dist/fixtures/schema.js';
 
 const schema = {
   ...z.toJSONSchema(fixturesSchema, { io: 'input', unrepresentable: 'any' }),
+  // Top-level `x-…` keys are the file's own (anchors to share), as the loader reads them.
+  patternProperties: { '^x-': {} },
   $id: 'https://unpkg.com/mock-idp/fixtures.schema.json',
   title: 'mock-idp fixtures',
 };
