@@ -4,10 +4,13 @@
 export class AdminError extends Error {
   readonly status: number;
   readonly body: Record<string, string>;
-  constructor(status: number, body: Record<string, string>) {
+  /** Response headers besides the body (Allow, for a 405). */
+  readonly headers: Record<string, string>;
+  constructor(status: number, body: Record<string, string>, headers: Record<string, string> = {}) {
     super(body['errorMessage'] ?? body['error'] ?? `HTTP ${status}`);
     this.status = status;
     this.body = body;
+    this.headers = headers;
   }
 }
 
@@ -16,6 +19,13 @@ const DEBUG_LEVEL = 'For more on this error consult the server log at the debug 
 
 export const notFound = (what: string, description = DEBUG_LEVEL): AdminError =>
   new AdminError(404, { error: what, error_description: description });
+/** A known admin path asked with another method: Keycloak's (RESTEasy's) 405, with Allow. */
+export const methodNotAllowedHere = (description: string, allow: string): AdminError =>
+  new AdminError(
+    405,
+    { error: 'HTTP 405 Method Not Allowed', error_description: description },
+    { Allow: allow },
+  );
 export const conflict = (message: string): AdminError => new AdminError(409, { errorMessage: message });
 export const badRequest = (message: string): AdminError => new AdminError(400, { errorMessage: message });
 export const unauthorized = (): AdminError =>

@@ -5,7 +5,15 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { decodeJwt } from 'jose';
 import { REALM_ADMIN } from '../fixtures/keycloak/builtin-clients.js';
 import { verifyToken } from '../tokens/verify.js';
-import { AdminError, cannotParse, forbidden, notFound, unauthorized } from './errors.js';
+import { methodNotAllowed } from '../http/method-not-allowed.js';
+import {
+  AdminError,
+  cannotParse,
+  forbidden,
+  methodNotAllowedHere,
+  notFound,
+  unauthorized,
+} from './errors.js';
 import type { AdminContext, AdminRealms } from './http.js';
 import { ADMIN_ROLE, MASTER } from './master.js';
 import { realmRoutes } from './realm-routes.js';
@@ -129,12 +137,13 @@ export function adminRouter(realms: AdminRealms): express.Router {
   roleHolderRoutes(router, ctx);
   sessionRoutes(router, ctx);
   keyRoutes(router, ctx);
+  router.use(methodNotAllowed(router, methodNotAllowedHere));
   router.use((req: Request) => {
     throw notFound('HTTP 404 Not Found', `No admin endpoint ${req.method} ${req.baseUrl}${req.path}`);
   });
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (err instanceof AdminError) {
-      res.status(err.status).json(err.body);
+      res.status(err.status).set(err.headers).json(err.body);
       return;
     }
     const parser = err as { type?: string; status?: number };

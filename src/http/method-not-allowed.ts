@@ -51,12 +51,19 @@ function methodsAt(stack: readonly LayerView[], path: string): Set<string> {
 const takes = (methods: Set<string>, method: string): boolean =>
   methods.has('*') || methods.has(method) || (method === 'HEAD' && methods.has('GET'));
 
+/** The refusal of a method: `description` says which to use, `allow` is the Allow header's value. */
+type Refusal = (description: string, allow: string) => Error;
+
+const oauthRefusal: Refusal = (description, allow) =>
+  new OAuthError('invalid_request', description, 405, { Allow: allow });
+
 /**
  * The last handler of `router`: a request that reached it matched no route; when its path is one a route
- * of the router (or of a router mounted in it) answers with other methods, 405 with `Allow` and a JSON
- * error naming them; else on to the next router (404). OPTIONS passes on: CORS and Express answer it.
+ * of the router (or of a router mounted in it) answers with other methods, 405 with `Allow` and an error
+ * naming them (an OAuth JSON error, unless `refuse` makes another); else on to the next handler (404).
+ * OPTIONS passes on: CORS and Express answer it.
  */
-export function methodNotAllowed(router: Router): RequestHandler {
+export function methodNotAllowed(router: Router, refuse: Refusal = oauthRefusal): RequestHandler {
   const stack = stackOf(router) ?? [];
   return (req: Request, _res, next) => {
     if (req.method === 'OPTIONS') return next();
@@ -65,13 +72,6 @@ export function methodNotAllowed(router: Router): RequestHandler {
     const allowed = [...methods];
     const allow = allowed.join(', ');
     const use = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : allow;
-    next(
-      new OAuthError(
-        'invalid_request',
-        `${req.method} is not allowed on ${req.baseUrl}${req.path}: use ${use}`,
-        405,
-        { Allow: allow },
-      ),
-    );
+    next(refuse(`${req.method} is not allowed on ${req.baseUrl}${req.path}: use ${use}`, allow));
   };
 }

@@ -847,3 +847,25 @@ describe("the realm's keys", () => {
     expect(es?.certificate).toMatch(/^MII/);
   });
 });
+
+describe('a known admin path asked with another method', () => {
+  it.each([
+    ['PATCH', '/users', 'GET or POST'],
+    ['DELETE', '/roles', 'GET or POST'],
+    ['PATCH', '/clients', 'GET or POST'],
+  ])('%s %s: 405 with Allow, as Keycloak answers', async (method, path, use) => {
+    const answer = await admin(method, path);
+    expect(answer.status).toBe(405);
+    expect(answer.headers.get('allow')).toBe(use.replace(' or ', ', '));
+    expect(answer.json).toEqual({
+      error: 'HTTP 405 Method Not Allowed',
+      error_description: `${method} is not allowed on /admin/realms/acme${path}: use ${use}`,
+    });
+  });
+
+  it('an unknown path is still a 404', async () => {
+    const answer = await admin('GET', '/nothing');
+    expect(answer.status).toBe(404);
+    expect(answer.json).toMatchObject({ error: 'HTTP 404 Not Found' });
+  });
+});
