@@ -57,6 +57,19 @@ interface CommandOutcome {
 }
 
 function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { running: false }): Command {
+  /**
+   * A required option, checked once the command line is read (commander's own check comes before its check of
+   * unknown options, so `token --clinet x` would say --client is missing rather than point at the typo).
+   */
+  const required =
+    (flags: string, key: string) =>
+    (command: Command): void => {
+      if (command.opts()[key] === undefined)
+        command.error(`error: required option '${flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+        });
+    };
+
   const program = new Command('mock-idp')
     .description('A local mock OpenID Connect provider for integration tests')
     .usage('[serve] [options]  |  mock-idp <command> [options]')
@@ -208,7 +221,8 @@ function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { running
       'print one signed token (for QA scripts), from a running server (--server URL) or offline (--key FILE)',
     )
     .addOption(new Option('--type <type>', 'token type').choices(MINT_TOKEN_TYPES).default('access'))
-    .requiredOption('--client <id>', 'client id from the fixtures (azp; aud of ID and proof tokens)')
+    .option('--client <id>', 'client id from the fixtures (azp; aud of ID and proof tokens; required)')
+    .hook('preAction', required('--client <id>', 'client'))
     .option('--user <username>', "fixture user (default: the client's service account)")
     .option('--scope <scopes>', 'space-separated scopes (default: what a real grant would give)')
     .option(
@@ -297,7 +311,8 @@ function buildProgram(io: CliIo = defaultIo, outcome: CommandOutcome = { running
   program
     .command('users')
     .description('print N synthetic test identities as a YAML users: block')
-    .requiredOption('--count <n>', 'how many users, 1 to 1000000', parseUserCount)
+    .option('--count <n>', 'how many users, 1 to 1000000 (required)', parseUserCount)
+    .hook('preAction', required('--count <n>', 'count'))
     .option(
       '--seed <text>',
       'the same seed prints the same users (default: different on every run)',

@@ -98,6 +98,15 @@ describe('usage errors say what to type instead', () => {
       ['token', '--client', 'x', '--clinet', 'y'],
       '(Did you mean --client?)\n(run mock-idp token --help for usage)',
     ],
+    // The typo is told, not the required option it leaves out.
+    [
+      ['token', '--clinet', 'x'],
+      "unknown option '--clinet'\n(Did you mean --client?)\n(run mock-idp token --help",
+    ],
+    [
+      ['users', '--cont', '3'],
+      "unknown option '--cont'\n(Did you mean --count?)\n(run mock-idp users --help",
+    ],
     [['keygen', '--bits', '1024'], '2048 to 8192.\n(run mock-idp keygen --help for usage)'],
     [['users'], '(run mock-idp users --help for usage)'],
     [['check', 'a.yaml', 'b.yaml'], '(run mock-idp check --help for usage)'],
