@@ -122,10 +122,10 @@ async function mintOnline(
   } catch (err) {
     const cause = (err as { cause?: { message?: string; code?: unknown } }).cause;
     const hint = certificateHint(cause?.code, new URL(url).hostname.replace(/^\[(.*)\]$/, '$1'));
-    throw new CliError(
-      `mock-idp: cannot reach ${url}: ${cause?.message ?? (err as Error).message}${hint}`,
-      EXIT.unavailable,
-    );
+    let reason = cause?.message ?? (err as Error).message;
+    // Node 24 adds its own advice (--use-system-ca), which does not help with a mock CA: ours says what does.
+    if (hint !== '') reason = reason.replace(/; if the root CA is installed locally, .*$/, '');
+    throw new CliError(`mock-idp: cannot reach ${url}: ${reason}${hint}`, EXIT.unavailable);
   }
   const text = await response.text();
   let body: unknown;
