@@ -98,8 +98,8 @@ function valueSentence(issue: z.core.$ZodIssue, value: unknown): string {
 }
 
 /**
- * Every problem of `issues` (from `schema.safeParse(input)`) in `wording`. A required key left out is not
- * told when an unknown key beside it is its typo: the "did you mean" says it.
+ * Every problem of `issues` (from `schema.safeParse(input)`) in `wording`, a missing key after the others. A
+ * required key left out is not told when an unknown key beside it is its typo: the "did you mean" says it.
  */
 export function describeIssues(
   schema: z.ZodType,
@@ -132,5 +132,8 @@ export function describeIssues(
       return [{ path, kind: 'missing', message: `missing required ${wording.member} "${path.join('.')}"` }];
     return [{ path, kind: 'value', message: `${wording.name(path)}: ${valueSentence(issue, value)}` }];
   });
-  return problems.filter((p) => p.kind !== 'missing' || !suggested.has(JSON.stringify(p.path)));
+  // A key told unknown is the likelier mistake than the one it leaves missing: it comes first.
+  return problems
+    .filter((p) => p.kind !== 'missing' || !suggested.has(JSON.stringify(p.path)))
+    .sort((a, b) => Number(a.kind === 'missing') - Number(b.kind === 'missing'));
 }

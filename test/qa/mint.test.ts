@@ -350,7 +350,7 @@ describe('the library refuses names it does not know, with "did you mean"', () =
 
   it.each([
     [{ tokn: 'eyJ' }, /^Invalid verify request: .*unknown field "tokn" \(did you mean "token"\?\)/],
-    [{ tok: 'eyJ' }, /^Invalid verify request: missing required field "token"; unknown field "tok"$/],
+    [{ tok: 'eyJ' }, /^Invalid verify request: unknown field "tok"; missing required field "token"$/],
     [{ token: 7 }, /^Invalid verify request: token: /],
   ])('POST /mock/tokens/verify %j is a 400 naming the field', async (body, description) => {
     const answer = await call('POST', `${base}/mock/tokens/verify`, body);
