@@ -58,6 +58,14 @@ async function signedInAs(idp: TestIdp, location: string | null): Promise<unknow
   return (await verifyToken(idp, tokens.json.id_token as string, CLIENT)).claims['preferred_username'];
 }
 
+/** The hidden fields of the "Update password" form. */
+function updateFields(page: string): Record<string, string> {
+  const form = /<form id="kc-passwd-update-form"[^>]*>(.*?)<div/s.exec(page)?.[1] ?? '';
+  return Object.fromEntries(
+    [...form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
+  );
+}
+
 const INVALID = '<span id="input-error" class="error">Invalid username or password.</span>';
 const DISABLED = '<span class="kc-feedback-text">Account is disabled, contact your administrator.</span>';
 
@@ -232,6 +240,12 @@ describe('the device page of a Keycloak realm', () => {
       device_code: device,
       client_id: TV,
     });
+  /** The user the device's tokens are for: its poll answers them, the ID token's preferred_username. */
+  async function deviceUser(device: string): Promise<unknown> {
+    const tokens = await poll(device);
+    expect(tokens.status, tokens.text).toBe(200);
+    return (await verifyToken(idp, tokens.json['id_token'] ?? '', TV)).claims['preferred_username'];
+  }
 
   it('has the username and password form after the code; the right password approves for that user', async () => {
     const { device, user } = await startDevice();
@@ -245,10 +259,7 @@ describe('the device page of a Keycloak realm', () => {
       login: '',
     });
     expect(done.status, done.text).toBe(200);
-    const tokens = await poll(device);
-    expect(tokens.status, tokens.text).toBe(200);
-    const claims = (await verifyToken(idp, tokens.json['id_token'] ?? '', TV)).claims;
-    expect(claims['preferred_username']).toBe('kari');
+    expect(await deviceUser(device)).toBe('kari');
   });
 
   it.each([
@@ -279,8 +290,8 @@ describe('the device page of a Keycloak realm', () => {
     );
     expect(asked.text).toContain(`<input type="hidden" name="user_code" value="${user}">`);
     expect((await poll(device)).json['error']).toBe('authorization_pending');
-    const code = /name="session_code" value="([^"]+)"/.exec(asked.text)?.[1] ?? '';
-    const chosen = { user_code: user, session_code: code };
+    const chosen = updateFields(asked.text);
+    expect(Object.keys(chosen)).toEqual(['user_code', 'session_code']);
     const mismatch = await postForm(devicePage(), {
       ...chosen,
       'password-new': 'a',
@@ -293,11 +304,7 @@ describe('the device page of a Keycloak realm', () => {
       'password-confirm': 'ola-new',
     });
     expect(done.status, done.text).toBe(200);
-    const tokens = await poll(device);
-    expect(tokens.status, tokens.text).toBe(200);
-    expect((await verifyToken(idp, tokens.json['id_token'] ?? '', TV)).claims['preferred_username']).toBe(
-      'ola',
-    );
+    expect(await deviceUser(device)).toBe('ola');
   });
 });
 
@@ -324,13 +331,6 @@ describe('a user with a temporary password (UPDATE_PASSWORD)', () => {
     }),
   }));
 
-  /** The hidden fields of the "Update password" form. */
-  const updateFields = (page: string): Record<string, string> => {
-    const form = /<form id="kc-passwd-update-form"[^>]*>(.*?)<div/s.exec(page)?.[1] ?? '';
-    return Object.fromEntries(
-      [...form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
-    );
-  };
   const update = (fields: Record<string, string>, next: string, confirm: string) =>
     postForm(idp.endpoints.auth, { ...fields, 'password-new': next, 'password-confirm': confirm });
 
