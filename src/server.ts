@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Clock } from './clock.js';
 import { ListenError } from './errors.js';
 import { fixturesFromObject, loadFixturesFile, type LoadedFixtures } from './fixtures/load.js';
-import { FixturesError, formatWarning } from './fixtures/errors.js';
+import { FixturesError, logWarnings } from './fixtures/errors.js';
 import { buildRealm, type Realm } from './fixtures/realm.js';
 import type { FixturesInput } from './fixtures/schema.js';
 import type { KeycloakRealmInput } from './fixtures/keycloak/schema.js';
@@ -366,6 +366,8 @@ function runRealm(provider: Provider, options: MockIdpOptions, log: Logger): Run
   });
   // Sessions that end (logout, QA API, idle expiry) are told to their clients' back-channel logout URIs.
   const backchannel = new BackchannelLogout(provider, log);
+  // A change at run time (PUT /mock/fixtures, --watch, the admin API, a replica's) logs what it brings.
+  provider.log = log;
   provider.store.onSessionEnd((session) => backchannel.notify(session));
   return { provider, qa, backchannel };
 }
@@ -477,9 +479,8 @@ export async function serveMockIdp(
   for (const realm of realms)
     for (const line of realm.keycloak?.unsupported ?? [])
       log.warn(`${realm.source}: not supported, ignored: ${line}`);
-  // What Keycloak would read past in a realm file (an unknown field of a client scope, an undefined scope).
-  for (const realm of realms)
-    for (const warning of realm.keycloak?.warnings ?? []) log.warn(formatWarning(realm.source, warning));
+  // What Keycloak would read past in a realm file (an unknown field where it ignores one, an undefined scope).
+  for (const realm of realms) logWarnings(log, realm);
   const early =
     onListening !== undefined &&
     backend.kind === 'memory' &&
@@ -588,6 +589,7 @@ export async function serveMockIdp(
       // several; shared by the replicas of a shared store.
       create: async (rep) => {
         const realm = await buildRealm(fixturesFromObject(rep, `realm ${rep.realm}`));
+        logWarnings(log, realm);
         const made = runRealm(await buildProvider(realm, options, true, backend), options, log);
         running.push(made);
         return { provider: made.provider, hooks: made.qa.hooks };

@@ -1,5 +1,5 @@
 // `mock-idp check FILE`: validate a fixtures file; every problem as FILE:LINE:COL message.
-import { formatWarning } from '../fixtures/errors.js';
+import { logWarnings } from '../fixtures/errors.js';
 import { loadFixturesFile } from '../fixtures/load.js';
 import { buildRealm } from '../fixtures/realm.js';
 
@@ -11,7 +11,7 @@ export function counted(n: number, noun: string): string {
 export async function check(file: string, stdout: (line: string) => void): Promise<void> {
   const realm = await buildRealm(await loadFixturesFile(file));
   // What Keycloak reads past (it would too): said, and the file is still OK.
-  for (const warning of realm.keycloak?.warnings ?? []) stdout(formatWarning(realm.source, warning));
+  logWarnings({ warn: stdout }, realm);
   stdout(
     `${file}: OK (realm "${realm.name}": ${counted(realm.clients.size, 'client')}, ${counted(realm.users.size, 'user')}, ${counted(realm.scopes.size, 'scope')})`,
   );

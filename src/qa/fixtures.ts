@@ -1,6 +1,6 @@
 // PUT {realm}/mock/fixtures: the fixtures replaced by the request body (fixtures/replace.ts does the swap).
 import express from 'express';
-import { FixturesError, formatProblem } from '../fixtures/errors.js';
+import { FixturesError, formatProblem, formatWarning } from '../fixtures/errors.js';
 import { replaceFixtures } from '../fixtures/replace.js';
 import { OAuthError } from '../oauth/errors.js';
 import type { Provider } from '../realm/provider.js';
@@ -16,12 +16,17 @@ export function fixtureRoutes(p: Provider): express.Router {
       const { realm, ignored } = await replaceFixtures(p, text, 'body', p.realm.baseDir, json);
       p.fixturesText = text;
       await p.qaShare?.publish('fixtures');
+      // What Keycloak would read past in a realm JSON (logged too), as `mock-idp check` words it.
+      const warnings = (realm.keycloak?.warnings ?? []).map((warning) =>
+        formatWarning(realm.source, warning),
+      );
       res.json({
         realm: realm.name,
         clients: [...realm.clients.keys()],
         users: [...realm.users.keys()],
         scopes: [...realm.scopes.keys()],
         ...(ignored.length > 0 ? { ignored } : {}),
+        ...(warnings.length > 0 ? { warnings } : {}),
       });
     } catch (err) {
       if (!(err instanceof FixturesError)) throw err;

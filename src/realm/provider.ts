@@ -2,9 +2,11 @@
 // Request handling sees it through the narrow RealmContext; verifying tokens lives in tokens/verify.ts,
 // replacing fixtures in fixtures/replace.ts, sharing QA state with replicas in realm/shared-state.ts.
 import type { Clock } from '../clock.js';
+import { logWarnings } from '../fixtures/errors.js';
 import type { Client, Realm } from '../fixtures/realm.js';
 import type { Ids } from '../ids.js';
 import { startEncryptionKey, type EncryptionKey } from '../keys/encryption-key.js';
+import { createLogger, type Logger } from '../log.js';
 import type { KeyStore } from '../keys/key-store.js';
 import { addClient, deleteClient } from '../oauth/registration.js';
 import { RequestJournal } from '../store/journal.js';
@@ -84,6 +86,8 @@ export class Provider implements RealmContext {
    * the realm's shared state moved, as a deletion there moves it: this realm may be gone.
    */
   syncRealms: (() => Promise<void>) | undefined;
+  /** The server's logger (set when the realm is served): a replacement logs the warnings it brings. */
+  log: Logger = createLogger('silent');
 
   constructor(init: {
     realm: Realm;
@@ -145,7 +149,8 @@ export class Provider implements RealmContext {
   /**
    * Swaps in new fixtures (PUT /mock/fixtures, --watch); sessions and keys stay, browser sign-ins end (not
    * for a change through the admin API, `keepBrowserSessions`, as in Keycloak), and so do the registered
-   * clients (not for a change through the admin API, `keepRegisteredClients`).
+   * clients (not for a change through the admin API, `keepRegisteredClients`). What Keycloak would read past
+   * in the new fixtures and not in the old ones is logged, as the server logs it at start.
    */
   replaceRealm(
     realm: Realm,
@@ -156,6 +161,7 @@ export class Provider implements RealmContext {
     if (options.keepRegisteredClients === true)
       for (const client of this.#realm.clients.values())
         if (client.registration !== undefined && !realm.clients.has(client.id)) addClient(realm, client);
+    logWarnings(this.log, realm, this.#realm);
     this.#realm = realm;
     if (options.keepBrowserSessions !== true) this.#generation++;
     this.#rememberEndedSessions();
