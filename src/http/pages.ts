@@ -25,7 +25,7 @@ button.cancel{padding:.5rem 1.2rem;border:1px solid #c9d1de;border-radius:8px;ba
 .filter{margin:0 0 .8rem;display:flex;flex-wrap:wrap;align-items:center;gap:.3rem .8rem}
 .filter input{font:inherit;flex:1 1 16rem;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
 button.cancel:hover{background:#e1e6ee}
-.required{color:#a00}form.password .buttons{display:flex;flex-wrap:wrap;gap:.6rem}form.password .lead,form.password p{margin:0}
+.required{color:#a00}.instruction{overflow-wrap:anywhere}form.password .buttons{display:flex;flex-wrap:wrap;gap:.6rem}form.password .lead,form.password p{margin:0}
 form.password{display:grid;gap:.8rem;background:#fff;border:1px solid #c9d1de;border-radius:10px;padding:1rem 1.2rem;margin:0 0 1.2rem}
 form.password .field{display:grid;gap:.25rem}form.password label{font-weight:600}
 form.password input{font:inherit;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}

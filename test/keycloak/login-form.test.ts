@@ -789,3 +789,43 @@ describe("a realm's own required-action definitions", () => {
     expect(shown?.requiredActions).toEqual(['TERMS_AND_CONDITIONS']);
   });
 });
+
+describe('a realm with editUsernameAllowed', () => {
+  const idp = useIdp(() => ({
+    fixtures: harbor({
+      editUsernameAllowed: true,
+      users: [
+        user('rolf', {
+          email: 'rolf@harbor.test',
+          firstName: 'Rolf',
+          lastName: 'Berg',
+          requiredActions: ['UPDATE_PROFILE'],
+        }),
+        user('siri', { email: 'siri@harbor.test' }),
+      ],
+    }),
+  }));
+  const PROFILE = { email: 'rolf@harbor.test', firstName: 'Rolf', lastName: 'Berg' };
+
+  it('Update Account Information has the username: refused when empty or taken, else the user signs in renamed', async () => {
+    const asked = await submit(idp, 'rolf', 'rolf-pw');
+    expect(asked.text).toContain(
+      '<input type="text" id="username" name="username" value="rolf" autocomplete="username" autofocus>',
+    );
+    const fields = updateFields(asked.text, 'kc-update-profile-form');
+    for (const [username, message] of [
+      ['', 'Please specify username.'],
+      ['SIRI', 'Username already exists.'],
+    ] as const) {
+      const refused = await postForm(idp.endpoints.auth, { ...fields, ...PROFILE, username });
+      expect(refused.text).toContain(
+        `<span id="input-error-username" class="error" aria-live="polite">${message}</span>`,
+      );
+    }
+    const done = await postForm(idp.endpoints.auth, { ...fields, ...PROFILE, username: ' Rolf.Berg ' });
+    expect(done.status, done.text).toBe(302);
+    expect(await signedInAs(idp, done.headers.get('location'))).toBe('rolf.berg');
+    // The new name signs in at once, with nothing left to do.
+    expect((await submit(idp, 'rolf.berg', 'rolf-pw')).status).toBe(302);
+  });
+});
