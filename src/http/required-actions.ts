@@ -180,7 +180,13 @@ export async function postedStep(
 }
 
 /** A loose check of an email's form (Keycloak's is looser than RFC 5322 too): something@something, no spaces. */
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
+/** What a username or a name may not hold (Keycloak's prohibited-characters checks, simplified). */
+const USERNAME_PROHIBITED = /[\s\p{Cc}]/u;
+const NAME_PROHIBITED = /[\p{Cc}<>&"$%!#?§;*~/\\|^=[\]{}()]/u;
+/** Keycloak's length limits of the profile's fields; a username here at most what the realm model takes. */
+const MAX_LENGTH = 255;
+const USERNAME_LENGTH = { min: 3, max: 200 };
 
 /** The "Update Account Information" form as posted, and Keycloak's words for each field it refuses. */
 function postedProfile(
@@ -196,19 +202,34 @@ function postedProfile(
     firstName: field('firstName'),
     lastName: field('lastName'),
   };
-  const errors: Partial<Record<ProfileField, string>> = {};
   const others = [...(kc?.users.values() ?? [])].filter((u) => u.id !== user.id);
-  if (profile.username === '') errors.username = 'Please specify username.';
-  else if (profile.username !== undefined && others.some((u) => u.username === profile.username))
-    errors.username = 'Username already exists.';
-  if (profile.email === '') errors.email = 'Please specify this field.';
-  else if (!EMAIL.test(profile.email)) errors.email = 'Invalid email address.';
-  else if (
+  const { username, email } = profile;
+  const errors: Partial<Record<ProfileField, string>> = {};
+  const refuse = (name: ProfileField, message: string | false): void => {
+    if (message !== false && errors[name] === undefined) errors[name] = message;
+  };
+  if (username !== undefined) {
+    refuse('username', username === '' && 'Please specify username.');
+    refuse(
+      'username',
+      (username.length < USERNAME_LENGTH.min || username.length > USERNAME_LENGTH.max) &&
+        `Length must be between ${USERNAME_LENGTH.min} and ${USERNAME_LENGTH.max}.`,
+    );
+    refuse('username', USERNAME_PROHIBITED.test(username) && 'Value contains invalid character.');
+    refuse('username', others.some((u) => u.username === username) && 'Username already exists.');
+  }
+  refuse('email', email === '' && 'Please specify this field.');
+  refuse('email', (email.length > MAX_LENGTH || !EMAIL.test(email)) && 'Invalid email address.');
+  refuse(
+    'email',
     kc?.representation.duplicateEmailsAllowed !== true &&
-    others.some((u) => u.email === profile.email)
-  )
-    errors.email = 'Email already exists.';
-  if (profile.firstName === '') errors.firstName = 'Please specify this field.';
-  if (profile.lastName === '') errors.lastName = 'Please specify this field.';
+      others.some((u) => u.email === email) &&
+      'Email already exists.',
+  );
+  for (const name of ['firstName', 'lastName'] as const) {
+    refuse(name, profile[name] === '' && 'Please specify this field.');
+    refuse(name, profile[name].length > MAX_LENGTH && `Maximal length is ${MAX_LENGTH}.`);
+    refuse(name, NAME_PROHIBITED.test(profile[name]) && 'Value contains invalid character.');
+  }
   return { profile, errors };
 }

@@ -672,6 +672,24 @@ describe('required actions on the login form', () => {
       shows: [fieldError('email', 'Email already exists.')],
     },
     {
+      why: 'a name with a prohibited character',
+      username: 'bo',
+      post: { ...PROFILE, lastName: '<Ek>' },
+      shows: [fieldError('lastName', 'Value contains invalid character.'), 'value="&#60;Ek&#62;"'],
+    },
+    {
+      why: 'a name too long',
+      username: 'bo',
+      post: { ...PROFILE, firstName: 'B'.repeat(256) },
+      shows: [fieldError('firstName', 'Maximal length is 255.')],
+    },
+    {
+      why: 'an email with a control character',
+      username: 'bo',
+      post: { ...PROFILE, email: 'bo\u0000@harbor.test' },
+      shows: [fieldError('email', 'Invalid email address.')],
+    },
+    {
       why: 'Email verification without its button',
       username: 'vic',
       post: {},
@@ -816,6 +834,10 @@ describe('a realm with editUsernameAllowed', () => {
     for (const [username, message] of [
       ['', 'Please specify username.'],
       ['SIRI', 'Username already exists.'],
+      ['ro', 'Length must be between 3 and 200.'],
+      ['r'.repeat(201), 'Length must be between 3 and 200.'],
+      ['rolf berg', 'Value contains invalid character.'],
+      ['rolf\u0000', 'Value contains invalid character.'],
     ] as const) {
       const refused = await postForm(idp.endpoints.auth, { ...fields, ...PROFILE, username });
       expect(refused.text).toContain(
