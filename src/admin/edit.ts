@@ -100,9 +100,11 @@ function applyAction(
       break;
     case 'TERMS_AND_CONDITIONS': {
       const { [TERMS_ATTRIBUTE]: _accepted, ...others } = user.attributes ?? {};
-      user.attributes =
-        'declined' in done ? others : { ...others, [TERMS_ATTRIBUTE]: [String(done.acceptedAt)] };
-      if ('declined' in done) return;
+      if ('declined' in done) {
+        user.attributes = others;
+        return;
+      }
+      user.attributes = { ...others, [TERMS_ATTRIBUTE]: [String(done.acceptedAt)] };
       break;
     }
   }
