@@ -9,6 +9,7 @@ import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import type { KeycloakRealmRepresentation, UserRepresentation } from '../fixtures/keycloak/schema.js';
 import { fixturesFromObject } from '../fixtures/load.js';
 import { buildRealm } from '../fixtures/realm.js';
+import { actionName, TERMS_ATTRIBUTE, type ActionDone } from '../fixtures/keycloak/required-actions.js';
 import type { Provider } from '../realm/provider.js';
 import { AdminError, badRequest } from './errors.js';
 
@@ -64,16 +65,50 @@ export function changeRealm<T>(p: Provider, edit: (rep: KeycloakRealmRepresentat
 }
 
 /**
- * The user's new password, set as they chose it on the login form's "Update password" page: their password
- * credential replaced by a lasting one, the UPDATE_PASSWORD required action done (as Keycloak's page does).
+ * A required action the user did on its login page, saved as Keycloak's page saves it: the user changed (see
+ * {@link ActionDone}) and the action done (no longer among the user's `requiredActions`); a declined Terms and
+ * Conditions forgets the acceptance and leaves the action.
  */
-export async function updateOwnPassword(p: Provider, username: string, password: string): Promise<void> {
+export async function completeRequiredAction(p: Provider, userId: string, done: ActionDone): Promise<void> {
   const made = newCredential(p);
   await changeRealm(p, (rep) => {
-    const user = (rep.users ?? []).find((u) => u.username === username);
-    if (user === undefined) throw badRequest(`User "${username}" is no longer in the realm`);
-    setPassword(user, made, password, false);
+    const user = (rep.users ?? []).find((u) => u.id === userId);
+    if (user === undefined) throw badRequest(`User "${userId}" is no longer in the realm`);
+    applyAction(user, done, made);
   });
+}
+
+function applyAction(
+  user: UserRepresentation,
+  done: ActionDone,
+  made: { id: string; createdDate: number },
+): void {
+  switch (done.action) {
+    case 'UPDATE_PASSWORD':
+      setPassword(user, made, done.password, false);
+      return;
+    case 'UPDATE_PROFILE': {
+      const { username, email, firstName, lastName } = done.profile;
+      if (username !== undefined) user.username = username;
+      // As Keycloak: a new email is not verified.
+      if (email !== (user.email ?? '').toLowerCase()) user.emailVerified = false;
+      Object.assign(user, { email, firstName, lastName });
+      break;
+    }
+    case 'VERIFY_EMAIL':
+      user.emailVerified = true;
+      break;
+    case 'TERMS_AND_CONDITIONS': {
+      const { [TERMS_ATTRIBUTE]: _accepted, ...others } = user.attributes ?? {};
+      if ('declined' in done) {
+        user.attributes = others;
+        return;
+      }
+      user.attributes = { ...others, [TERMS_ATTRIBUTE]: [String(done.acceptedAt)] };
+      break;
+    }
+  }
+  user.requiredActions = (user.requiredActions ?? []).filter((a) => actionName(a) !== done.action);
 }
 
 /** The id and date of a credential made now (outside the edit: a change made again keeps them). */

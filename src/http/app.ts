@@ -15,7 +15,7 @@ import { errorHandler } from './error-handler.js';
 import { sendIndexPage } from './index-page.js';
 import { requestOrigin } from './origin.js';
 import { createRealmRouter, type RealmHooks } from './realm-router.js';
-import { updateOwnPassword } from '../admin/edit.js';
+import { completeRequiredAction } from '../admin/edit.js';
 import { adminRouter } from '../admin/router.js';
 import { shareRealms } from '../realm/shared-realms.js';
 import type { SharedRealms } from '../store/backend.js';
@@ -168,7 +168,7 @@ export function createApp(
   const hooksOf = (p: Provider, hooks: RealmHooks | undefined): RealmHooks => ({
     ...hooks,
     served: () => serving.get(p.realm.name)?.provider === p,
-    updatePassword: (username, password) => updateOwnPassword(p, username, password),
+    completeAction: (userId, done) => completeRequiredAction(p, userId, done),
   });
   for (const { provider: p, hooks } of realms) {
     const router = createRealmRouter(p, hooksOf(p, hooks));

@@ -25,6 +25,7 @@ button.cancel{padding:.5rem 1.2rem;border:1px solid #c9d1de;border-radius:8px;ba
 .filter{margin:0 0 .8rem;display:flex;flex-wrap:wrap;align-items:center;gap:.3rem .8rem}
 .filter input{font:inherit;flex:1 1 16rem;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
 button.cancel:hover{background:#e1e6ee}
+.required{color:#a00}.instruction{overflow-wrap:anywhere}form.password .buttons{display:flex;flex-wrap:wrap;gap:.6rem}form.password .lead,form.password p{margin:0}
 form.password{display:grid;gap:.8rem;background:#fff;border:1px solid #c9d1de;border-radius:10px;padding:1rem 1.2rem;margin:0 0 1.2rem}
 form.password .field{display:grid;gap:.25rem}form.password label{font-weight:600}
 form.password input{font:inherit;min-width:0;padding:.55rem .8rem;border:1px solid #c9d1de;border-radius:8px;background:#fff}
@@ -164,19 +165,149 @@ export interface PasswordForm {
   error?: { message: string; beside: boolean };
 }
 
-/** A Keycloak realm's "Update password" page (UPDATE_PASSWORD): the code that carries the sign-in, any refusal. */
-export interface UpdateStage {
-  code: string;
-  error?: { field: 'password' | 'password-confirm'; message: string };
+/** A field of Keycloak's "Update Account Information" page (UPDATE_PROFILE), by Keycloak's name. */
+export type ProfileField = 'username' | 'email' | 'firstName' | 'lastName';
+
+/**
+ * A required action's page after the right password, with the code that carries the sign-in on to the next:
+ * what the page shows, and any refusal of what was posted.
+ */
+export type ActionStage = { code: string } & (
+  | { action: 'UPDATE_PASSWORD'; error?: { field: 'password' | 'password-confirm'; message: string } }
+  | {
+      action: 'UPDATE_PROFILE';
+      /** The fields shown (the username only where the realm lets users change it), filled in. */
+      values: Partial<Record<ProfileField, string>>;
+      errors: Partial<Record<ProfileField, string>>;
+    }
+  | { action: 'VERIFY_EMAIL'; email: string }
+  | { action: 'TERMS_AND_CONDITIONS' }
+);
+
+/** A text or password field of an action's form: Keycloak's ids, its refusal in `#input-error-{name}` under it. */
+function inputField(f: {
+  name: string;
+  label: string;
+  type: 'text' | 'email' | 'password';
+  autocomplete: string;
+  value?: string;
+  autofocus: boolean;
+  required?: boolean;
+  error?: { id: string; message: string } | undefined;
+}): string {
+  const value = f.value !== undefined ? ` value="${escapeHtml(f.value)}"` : '';
+  const star = f.required === true ? ' <span class="required" aria-hidden="true">*</span>' : '';
+  const error =
+    f.error !== undefined
+      ? `<span id="${f.error.id}" class="error" aria-live="polite">${escapeHtml(f.error.message)}</span>`
+      : '';
+  return `<div class="field"><label for="${f.name}">${f.label}${star}</label>
+<input type="${f.type}" id="${f.name}" name="${f.name}"${value} autocomplete="${f.autocomplete}"${f.autofocus ? ' autofocus' : ''}${f.error !== undefined ? ' aria-invalid="true"' : ''}>${error}</div>`;
+}
+
+const PROFILE_FIELDS: { name: ProfileField; label: string; type: 'text' | 'email'; autocomplete: string }[] =
+  [
+    { name: 'username', label: 'Username', type: 'text', autocomplete: 'username' },
+    { name: 'email', label: 'Email', type: 'email', autocomplete: 'email' },
+    { name: 'firstName', label: 'First name', type: 'text', autocomplete: 'given-name' },
+    { name: 'lastName', label: 'Last name', type: 'text', autocomplete: 'family-name' },
+  ];
+
+/** Each action's page: Keycloak's header, the line saying what the mock page is for, Keycloak's notice, the form. */
+interface ActionParts {
+  title: string;
+  /** What the mock's page is for, on the line under the title. */
+  hint: string;
+  /** Keycloak's warning above the form (left out once a refusal is shown). */
+  notice?: string;
+  /** Text above the form. */
+  intro?: string;
+  formId: string;
+  /** The form's fields and buttons. */
+  form: string;
+}
+
+function actionParts(stage: ActionStage): ActionParts {
+  switch (stage.action) {
+    case 'UPDATE_PASSWORD': {
+      const error = stage.error;
+      const field = (name: 'password-new' | 'password-confirm', label: string, errorId: string) =>
+        inputField({
+          name,
+          label,
+          type: 'password',
+          autocomplete: 'new-password',
+          autofocus: name === 'password-new',
+          error:
+            error !== undefined && `password-${error.field === 'password' ? 'new' : 'confirm'}` === name
+              ? { id: errorId, message: error.message }
+              : undefined,
+        });
+      return {
+        title: 'Update password',
+        hint: 'choose the new password; the sign-in then goes on.',
+        ...(error === undefined
+          ? { notice: 'You need to change your password to activate your account.' }
+          : {}),
+        formId: 'kc-passwd-update-form',
+        form: `${field('password-new', 'New Password', 'input-error-password')}
+${field('password-confirm', 'Confirm password', 'input-error-password-confirm')}
+<input type="submit" class="primary" value="Submit">`,
+      };
+    }
+    case 'UPDATE_PROFILE': {
+      const shown = PROFILE_FIELDS.filter((f) => stage.values[f.name] !== undefined);
+      const firstRefused = shown.find((f) => stage.errors[f.name] !== undefined)?.name;
+      const fields = shown.map((f) => {
+        const message = stage.errors[f.name];
+        return inputField({
+          ...f,
+          value: stage.values[f.name] ?? '',
+          autofocus: f.name === (firstRefused ?? shown[0]?.name),
+          required: true,
+          error: message !== undefined ? { id: `input-error-${f.name}`, message } : undefined,
+        });
+      });
+      return {
+        title: 'Update Account Information',
+        hint: 'check your details; the sign-in then goes on.',
+        ...(firstRefused === undefined
+          ? { notice: 'You need to update your user profile to activate your account.' }
+          : {}),
+        formId: 'kc-update-profile-form',
+        form: `${fields.join('\n')}
+<input type="submit" id="kc-submit" class="primary" value="Submit">`,
+      };
+    }
+    case 'VERIFY_EMAIL':
+      return {
+        title: 'Email verification',
+        hint: 'no email is sent; the button stands for the link in it.',
+        notice: 'You need to verify your email address to activate your account.',
+        intro: `<p class="instruction">An email with instructions to verify your email address has been sent to your address ${escapeHtml(stage.email)}.</p>`,
+        formId: 'kc-verify-email-form',
+        form: `<p class="lead">mock-idp sends no email. This button does what clicking the link in it does: the address is verified and the sign-in goes on.</p>
+<button type="submit" id="mock-verify-email" name="verify-email" value="link" class="primary">Verify email (the link in the email)</button>`,
+      };
+    case 'TERMS_AND_CONDITIONS':
+      return {
+        title: 'Terms and Conditions',
+        hint: 'Accept goes on; Decline ends the sign-in (the app hears access_denied).',
+        formId: 'kc-terms-form',
+        form: `<div id="kc-terms-text"><p>Terms and conditions to be defined</p></div>
+<div class="buttons"><button type="submit" id="kc-accept" name="accept" class="primary">Accept</button>
+<button type="submit" id="kc-decline" name="cancel" class="cancel">Decline</button></div>`,
+      };
+  }
 }
 
 /**
- * Keycloak's "Update password" page (keycloak.v2 login-update-password): `#kc-passwd-update-form` with
- * `#password-new` and `#password-confirm`, a refusal under its field; the authorize request in hidden fields.
+ * A required action's page, as Keycloak's (keycloak.v2 login-update-password, login-update-profile,
+ * login-verify-email, terms): its form posts the code and the authorize request (hidden fields) back to `action`.
  */
-export function sendUpdatePasswordPage(
+export function sendActionPage(
   res: Response,
-  page: { action: string; params: [string, string][]; realm: string; stage: UpdateStage },
+  page: { action: string; params: [string, string][]; realm: string; stage: ActionStage },
 ): void {
   const hidden = [
     ...page.params.filter(([k]) => !LOGIN_PAGE_FIELDS.includes(k)),
@@ -184,28 +315,11 @@ export function sendUpdatePasswordPage(
   ]
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k ?? '')}" value="${escapeHtml(v ?? '')}">`)
     .join('');
-  const error = page.stage.error;
-  const field = (
-    id: 'password-new' | 'password-confirm',
-    label: string,
-    errorId: string,
-    autofocus: boolean,
-  ) => {
-    const refused =
-      error !== undefined && `password-${error.field === 'password' ? 'new' : 'confirm'}` === id;
-    return `<div class="field"><label for="${id}">${label}</label>
-<input type="password" id="${id}" name="${id}" autocomplete="new-password"${autofocus ? ' autofocus' : ''}${refused ? ' aria-invalid="true"' : ''}>${refused ? `<span id="${errorId}" class="error" aria-live="polite">${escapeHtml(error.message)}</span>` : ''}</div>`;
-  };
-  const notice =
-    error === undefined
-      ? '<div class="alert-warning" role="status"><span class="kc-feedback-text">You need to change your password to activate your account.</span></div>'
-      : '';
-  const body = `<main class="login"><div class="top"><h1 id="kc-page-title">Update password</h1></div>
-<p class="muted">mock-idp test login: choose the new password; the sign-in then goes on.</p>${notice}
-<form id="kc-passwd-update-form" class="password" method="post" action="${escapeHtml(page.action)}" novalidate>${hidden}
-${field('password-new', 'New Password', 'input-error-password', true)}
-${field('password-confirm', 'Confirm password', 'input-error-password-confirm', false)}
-<input type="submit" class="primary" value="Submit"></form></main>`;
+  const { title, hint, notice, intro, formId, form } = actionParts(page.stage);
+  const body = `<main class="login"><div class="top"><h1 id="kc-page-title">${title}</h1></div>
+<p class="muted">mock-idp test login: ${hint}</p>${notice !== undefined ? `<div class="alert-warning" role="status"><span class="kc-feedback-text">${notice}</span></div>` : ''}
+${intro ?? ''}<form id="${formId}" class="password" method="post" action="${escapeHtml(page.action)}" novalidate>${hidden}
+${form}</form></main>`;
   send(res, 200, `Sign in to ${page.realm}`, body, {}, true);
 }
 

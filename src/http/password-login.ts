@@ -1,70 +1,45 @@
-// A Keycloak realm's username and password form on the login page: what its POST says (the user it signs in, or
-// Keycloak's words for why not) and what the page shows of it.
-import { jwtVerify, SignJWT } from 'jose';
+// A Keycloak realm's username and password form on the login page: what its POST says (the user it signs in,
+// Keycloak's words for why not, or the page of a required action the user must do first) and what the page
+// shows of it.
 import { isDisabled, userByLoginName, type Realm, type Subject } from '../fixtures/realm.js';
 import type { Params } from '../oauth/params.js';
 import { passwordMatches } from '../oauth/password-check.js';
 import type { RealmContext } from '../realm/context.js';
-import { hmacKey } from '../tokens/sign.js';
-import type { PasswordForm, UpdateStage } from './pages.js';
-
-/** Sets a user's new password (the realm's admin side makes the change); see RealmHooks.updatePassword. */
-export type UpdatePassword = (username: string, password: string) => Promise<void>;
-
-/** How long the "Update password" page's code holds, in seconds (Keycloak's login action lifespan). */
-const UPDATE_LIFESPAN_S = 300;
-const UPDATE_CODE_TYPE = 'update-password';
-
-/** The page's proof that `username` gave the right password a moment ago: an HS256 JWT of the realm's secret. */
-async function updateCode(p: RealmContext, username: string): Promise<string> {
-  const now = p.clock.nowSeconds();
-  return new SignJWT({ typ: UPDATE_CODE_TYPE })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(username)
-    .setIssuedAt(now)
-    .setExpirationTime(now + UPDATE_LIFESPAN_S)
-    .sign(await hmacKey(p.secret));
-}
-
-/** The user a page's code was made for, while it holds; undefined for one altered, expired or of another kind. */
-async function userOfCode(p: RealmContext, code: string): Promise<string | undefined> {
-  try {
-    const { payload } = await jwtVerify(code, await hmacKey(p.secret), {
-      algorithms: ['HS256'],
-      currentDate: p.clock.now(),
-    });
-    return payload['typ'] === UPDATE_CODE_TYPE && typeof payload.sub === 'string' ? payload.sub : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import type { ActionStage, PasswordForm } from './pages.js';
+import { firstStep, postedStep, type CompleteAction, type StepOutcome } from './required-actions.js';
 
 /**
- * A Keycloak realm's login form as posted: the user it signs in, Keycloak's words for why not, or (a user with
- * UPDATE_PASSWORD pending) the "Update password" page to show.
+ * A Keycloak realm's login form as posted: the user it signs in, Keycloak's words for why not, the page of a
+ * required action to show (see required-actions.ts), or a Decline on one (the client hears access_denied).
  */
 interface PostedLogin {
   username: string;
   user?: Subject;
   error?: NonNullable<PasswordForm['error']>;
-  update?: UpdateStage;
+  step?: ActionStage;
+  declined?: true;
 }
+
+const TIMED_OUT: PostedLogin = {
+  username: '',
+  error: { message: 'Your login attempt timed out. Login will start from the beginning.', beside: false },
+};
 
 /**
  * The username and password of a Keycloak realm's login form, checked as Keycloak checks them: the password
- * first (the same answer for an unknown user), then whether the user may sign in. Undefined when no form was
- * posted.
+ * first (the same answer for an unknown user), then whether the user may sign in, then the user's required
+ * actions (with `complete` to save them). Or a required action's page as posted (its `session_code`).
+ * Undefined when no form was posted.
  */
 export async function postedLogin(
   p: RealmContext,
   method: string,
   params: Params,
-  updatePassword?: UpdatePassword,
+  complete?: CompleteAction,
 ): Promise<PostedLogin | undefined> {
   if (method !== 'POST' || p.realm.keycloak === undefined) return undefined;
-  const code = params.get('session_code');
-  if (code !== undefined && updatePassword !== undefined)
-    return postedUpdate(p, code, params, updatePassword);
+  if (params.has('session_code') && complete !== undefined)
+    return outcome(p, await postedStep(p, params.get('session_code') ?? '', params, complete));
   if (!params.has('username') && !params.has('password')) return undefined;
   const username = params.get('username') ?? '';
   const password = params.get('password');
@@ -76,36 +51,18 @@ export async function postedLogin(
       username,
       error: { message: 'Account is disabled, contact your administrator.', beside: false },
     };
-  // As Keycloak: the right password of a user who must choose a new one leads to its page, not in.
-  if (updatePassword !== undefined && p.realm.keycloak?.users.get(user.username)?.updatePassword === true)
-    return { username, update: { code: await updateCode(p, user.username) } };
-  return { username, user };
+  // As Keycloak: the right password of a user with required actions leads to their pages, not in.
+  const kcUser = p.realm.keycloak.users.get(user.username);
+  if (complete === undefined || kcUser === undefined) return { username, user };
+  return { ...(await outcome(p, await firstStep(p, kcUser, complete))), username };
 }
 
-/** The "Update password" page as posted: the user signs in with the new password set, or the page again. */
-async function postedUpdate(
-  p: RealmContext,
-  code: string,
-  params: Params,
-  updatePassword: UpdatePassword,
-): Promise<PostedLogin> {
-  const username = await userOfCode(p, code);
-  const user = username !== undefined ? p.realm.users.get(username) : undefined;
-  if (username === undefined || user === undefined)
-    return {
-      username: '',
-      error: { message: 'Your login attempt timed out. Login will start from the beginning.', beside: false },
-    };
-  const chosen = params.get('password-new') ?? '';
-  if (chosen === '')
-    return { username, update: { code, error: { field: 'password', message: 'Please specify password.' } } };
-  if (chosen !== params.get('password-confirm'))
-    return {
-      username,
-      update: { code, error: { field: 'password-confirm', message: "Passwords don't match." } },
-    };
-  await updatePassword(username, chosen);
-  return { username, user: p.realm.users.get(username) ?? user };
+/** A required-action step as the login form's answer. */
+function outcome(p: RealmContext, step: StepOutcome): PostedLogin {
+  if ('stage' in step) return { username: step.username, step: step.stage };
+  if ('declined' in step) return { username: step.declined, declined: true };
+  const user = 'signIn' in step ? p.realm.users.get(step.signIn) : undefined;
+  return user !== undefined ? { username: user.username, user } : TIMED_OUT;
 }
 
 /** A Keycloak realm's login page has its username and password form; with what was posted, if anything. */

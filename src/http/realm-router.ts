@@ -26,6 +26,7 @@ import { formBody } from './form-body.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import type { EndpointName } from '../endpoint-names.js';
 import { PATHS } from '../realm/paths.js';
+import type { CompleteAction } from './required-actions.js';
 
 export interface RealmHooks {
   /** Runs before each named endpoint (fault injection); false: it has answered. */
@@ -38,8 +39,8 @@ export interface RealmHooks {
    * router and is routed afresh by name.
    */
   served?: () => boolean;
-  /** Sets a user's new password from a Keycloak realm's "Update password" page (UPDATE_PASSWORD done). */
-  updatePassword?: (username: string, password: string) => Promise<void>;
+  /** Saves a required action a Keycloak realm's user did on its login page (the realm's admin side edits). */
+  completeAction?: CompleteAction;
 }
 
 export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): express.Router {
@@ -65,7 +66,7 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.post(PATHS.token, endpoint('token'), formBody, tokenHandler(p));
   // Each route takes the methods its endpoint answers (auth, userinfo and logout GET and POST, as Keycloak's);
   // another method on one of these paths is answered by methodNotAllowed, last.
-  const auth = [endpoint('auth'), formBody, authorizeHandler(p, hooks.updatePassword)];
+  const auth = [endpoint('auth'), formBody, authorizeHandler(p, hooks.completeAction)];
   realm.get(PATHS.auth, auth).post(PATHS.auth, auth);
   realm.get(PATHS.discovery, endpoint('discovery'), discoveryHandler(p));
   realm.get(PATHS.certs, endpoint('certs'), certsHandler(p));
@@ -78,8 +79,8 @@ export function createRealmRouter(p: RealmContext, hooks: RealmHooks = {}): expr
   realm.post(PATHS.par, endpoint('par'), formBody, parHandler(p));
   realm.post(PATHS.deviceAuthorization, endpoint('device'), formBody, deviceAuthorizationHandler(p));
   realm.post(PATHS.ciba, endpoint('ciba'), formBody, cibaHandler(p));
-  realm.get(PATHS.device, devicePageHandler(p, hooks.updatePassword));
-  realm.post(PATHS.device, formBody, devicePageHandler(p, hooks.updatePassword));
+  realm.get(PATHS.device, devicePageHandler(p, hooks.completeAction));
+  realm.post(PATHS.device, formBody, devicePageHandler(p, hooks.completeAction));
   realm.post(PATHS.registration, endpoint('registration'), registrationBody, registerHandler(p));
   realm.get(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));
   realm.delete(`${PATHS.registration}/:clientId`, endpoint('registration'), registeredClientHandler(p));

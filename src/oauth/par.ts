@@ -20,8 +20,8 @@ const LOGIN_PAGE_LIFESPAN_S = 1800;
 
 /**
  * The login page's own fields (a user button, Cancel, a Keycloak realm's username and password form and its
- * "Update password" page): a POST back
- * from it adds them to the pushed parameters; the page never repeats them as hidden fields.
+ * required actions' pages): a POST back from it adds them to the pushed parameters, empty ones too (a button
+ * without a value); the page never repeats them as hidden fields.
  */
 export const LOGIN_PAGE_FIELDS = [
   'login_hint',
@@ -32,6 +32,11 @@ export const LOGIN_PAGE_FIELDS = [
   'session_code',
   'password-new',
   'password-confirm',
+  'email',
+  'firstName',
+  'lastName',
+  'verify-email',
+  'accept',
 ];
 
 /** Client authentication parameters: they authenticate the push and are not authorize parameters. */
@@ -151,9 +156,6 @@ export async function takePushedRequest(
   if (pushed.expiresAt <= p.clock.nowSeconds()) throw invalidUri('expired');
   const params = { ...pushed.params };
   if (fromLoginPage)
-    for (const name of LOGIN_PAGE_FIELDS) {
-      const value = query.get(name);
-      if (value !== undefined) params[name] = value;
-    }
+    for (const name of LOGIN_PAGE_FIELDS) if (query.has(name)) params[name] = query.get(name) ?? '';
   return Params.from(params);
 }

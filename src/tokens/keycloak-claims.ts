@@ -83,7 +83,7 @@ function userOf(kc: KeycloakRealm, subject: Subject): KeycloakUser {
       attributes: new Map(),
       groups: [],
       actionsPending: false,
-      updatePassword: false,
+      requiredActions: [],
     }
   );
 }

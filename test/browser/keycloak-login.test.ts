@@ -53,6 +53,15 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
           enabled: true,
           credentials: [{ type: 'password', value: 'tove-temp', temporary: true }],
         })),
+        // And one with every required action the login form performs.
+        ...[390, 1280].map((width) => ({
+          username: `anne-${width}`,
+          email: `anne-${width}@harbor.test`,
+          firstName: 'Anne',
+          enabled: true,
+          credentials: [{ type: 'password', value: 'anne-temp' }],
+          requiredActions: ['VERIFY_EMAIL', 'UPDATE_PROFILE', 'TERMS_AND_CONDITIONS', 'UPDATE_PASSWORD'],
+        })),
       ],
       clients: [
         { clientId: CLIENT, secret: SECRET, redirectUris: [redirectUri] },
@@ -246,6 +255,57 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
           idTokenExpected: true,
         });
         expect(tokens.claims()?.['preferred_username']).toBe(`tove-${width}`);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  it.each(SCREENS)(
+    'required actions at $width x $height: Terms, Update password, Update Account Information, Email verification, then a code',
+    async ({ width, height }) => {
+      const context = await browser.newContext({ viewport: { width, height } });
+      try {
+        const page = await context.newPage();
+        const flow = await start();
+        await page.goto(flow.url.href);
+        await fillAndSubmit(page, `anne-${width}`, 'anne-temp');
+        await expect(page.locator('#kc-page-title').innerText()).resolves.toBe('Terms and Conditions');
+        await fitsAndShoot(page, width, `keycloak-terms-${width}x${height}`);
+        await page.click('#kc-accept');
+        await page.locator('#kc-passwd-update-form').waitFor();
+        await page.fill('#password-new', `anne-new-${width}`);
+        await page.fill('#password-confirm', `anne-new-${width}`);
+        await page.click('input[type="submit"]');
+        await page.locator('#kc-update-profile-form').waitFor();
+        await expect(page.inputValue('#firstName')).resolves.toBe('Anne');
+        await fitsAndShoot(page, width, `keycloak-update-profile-asked-${width}x${height}`);
+        await page.fill('#email', 'not an email');
+        await page.click('#kc-submit');
+        await expect(page.locator('#input-error-email').innerText()).resolves.toBe('Invalid email address.');
+        await expect(page.locator('#input-error-lastName').innerText()).resolves.toBe(
+          'Please specify this field.',
+        );
+        await fitsAndShoot(page, width, `keycloak-update-profile-${width}x${height}`);
+        await page.fill('#email', `anne.${width}.atararatherlongaddressfor@harborandsonsandfriends.test`);
+        await page.fill('#lastName', 'Andersen');
+        await page.click('#kc-submit');
+        await page.locator('#kc-verify-email-form').waitFor();
+        await fitsAndShoot(page, width, `keycloak-verify-email-${width}x${height}`);
+        await page.click('#mock-verify-email');
+        await page.locator('#landed').waitFor();
+        const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
+          pkceCodeVerifier: flow.verifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+        expect(tokens.claims()).toMatchObject({
+          preferred_username: `anne-${width}`,
+          email: `anne.${width}.atararatherlongaddressfor@harborandsonsandfriends.test`,
+          email_verified: true,
+          family_name: 'Andersen',
+        });
       } finally {
         await context.close();
       }

@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import type { KeycloakRealmInput } from '../../src/fixtures/keycloak/schema.js';
 import { exchangeCode } from '../helpers/flows.js';
 import { basic, postForm } from '../helpers/http.js';
-import { verifyToken } from '../helpers/jwt.js';
-import { useIdp, type TestIdp } from '../helpers/server.js';
+import { verifyToken, type Claims } from '../helpers/jwt.js';
+import { adminClient } from '../helpers/admin.js';
+import { useIdp, Y2030, type TestIdp } from '../helpers/server.js';
 
 const CB = 'http://localhost:3000/cb';
 const CLIENT = 'harbor-web';
@@ -46,8 +47,8 @@ function submit(idp: TestIdp, username: string, pw: string, fields: Record<strin
   return postForm(idp.endpoints.auth, { ...fields, username, password: pw, login: '' });
 }
 
-/** The user a code is for: exchanged by the client, the ID token's preferred_username. */
-async function signedInAs(idp: TestIdp, location: string | null): Promise<unknown> {
+/** The ID token's claims a code is for: exchanged by the client, verified with jose. */
+async function signedInClaims(idp: TestIdp, location: string | null): Promise<Claims> {
   const callback = new URL(location ?? '');
   expect(callback.searchParams.get('state')).toBe('st-form');
   const tokens = await exchangeCode(idp, callback.searchParams.get('code') ?? '', {
@@ -55,12 +56,17 @@ async function signedInAs(idp: TestIdp, location: string | null): Promise<unknow
     authorization: basic(CLIENT, SECRET),
   });
   expect(tokens.status, tokens.text).toBe(200);
-  return (await verifyToken(idp, tokens.json.id_token as string, CLIENT)).claims['preferred_username'];
+  return (await verifyToken(idp, tokens.json.id_token as string, CLIENT)).claims;
 }
 
-/** The hidden fields of the "Update password" form. */
-function updateFields(page: string): Record<string, string> {
-  const form = /<form id="kc-passwd-update-form"[^>]*>(.*?)<div/s.exec(page)?.[1] ?? '';
+/** The user a code is for: the ID token's preferred_username. */
+async function signedInAs(idp: TestIdp, location: string | null): Promise<unknown> {
+  return (await signedInClaims(idp, location))['preferred_username'];
+}
+
+/** The hidden fields of a required action's form (they follow its opening tag, on its line). */
+function updateFields(page: string, formId = 'kc-passwd-update-form'): Record<string, string> {
+  const form = new RegExp(`<form id="${formId}"[^>]*>(.*?)\n`).exec(page)?.[1] ?? '';
   return Object.fromEntries(
     [...form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
   );
@@ -212,6 +218,11 @@ describe('the device page of a Keycloak realm', () => {
           enabled: true,
           credentials: [{ type: 'password', value: 'ola-temp', temporary: true }],
         },
+        user('lea', {
+          email: 'lea@harbor.test',
+          requiredActions: ['UPDATE_PROFILE', 'TERMS_AND_CONDITIONS'],
+        }),
+        user('leo', { requiredActions: ['TERMS_AND_CONDITIONS'] }),
       ],
       clients: [
         {
@@ -306,6 +317,44 @@ describe('the device page of a Keycloak realm', () => {
     expect(done.status, done.text).toBe(200);
     expect(await deviceUser(device)).toBe('ola');
   });
+
+  it('a user with required actions: their pages in order (each with the user code), then the device gets the tokens', async () => {
+    const { device, user: userCode } = await startDevice();
+    expect((await poll(device)).json['error']).toBe('authorization_pending');
+    let page = await postForm(devicePage(), {
+      user_code: userCode,
+      username: 'lea',
+      password: 'lea-pw',
+      login: '',
+    });
+    for (const step of ['TERMS_AND_CONDITIONS', 'UPDATE_PROFILE'] as const) {
+      expect(page.text).toContain(
+        `<form id="${DONE[step].form}" class="password" method="post" action="${devicePage()}"`,
+      );
+      const fields = updateFields(page.text, DONE[step].form);
+      expect(Object.keys(fields)).toEqual(['user_code', 'session_code']);
+      page = await postForm(devicePage(), { ...fields, ...DONE[step].post('lea') });
+    }
+    expect(page.status, page.text).toBe(200);
+    expect(page.text).toContain('id="device-done"');
+    expect(await deviceUser(device)).toBe('lea');
+  });
+
+  it("Terms and Conditions' Decline denies the device", async () => {
+    const { device, user: userCode } = await startDevice();
+    const terms = await postForm(devicePage(), {
+      user_code: userCode,
+      username: 'leo',
+      password: 'leo-pw',
+      login: '',
+    });
+    const declined = await postForm(devicePage(), {
+      ...updateFields(terms.text, 'kc-terms-form'),
+      cancel: '',
+    });
+    expect(declined.text).toContain('id="device-denied"');
+    expect((await poll(device)).json['error']).toBe('access_denied');
+  });
 });
 
 describe('a user with a temporary password (UPDATE_PASSWORD)', () => {
@@ -390,5 +439,415 @@ describe('a user with a temporary password (UPDATE_PASSWORD)', () => {
     expect(altered.status).toBe(200);
     expect(altered.text).toContain('Your login attempt timed out. Login will start from the beginning.');
     expect(altered.text).toContain('<form id="kc-form-login"');
+  });
+});
+
+/** What a required action's page is posted with to be done, by the action (a new email of each user's own). */
+const DONE = {
+  TERMS_AND_CONDITIONS: { form: 'kc-terms-form', post: () => ({ accept: '' }) },
+  UPDATE_PASSWORD: {
+    form: 'kc-passwd-update-form',
+    post: () => ({ 'password-new': 'chosen-pw', 'password-confirm': 'chosen-pw' }),
+  },
+  UPDATE_PROFILE: {
+    form: 'kc-update-profile-form',
+    post: (username: string) => ({
+      email: ` ${username}@New.Harbor.test `,
+      firstName: 'Ny',
+      lastName: 'Navnesen',
+    }),
+  },
+  VERIFY_EMAIL: { form: 'kc-verify-email-form', post: () => ({ 'verify-email': 'link' }) },
+} as const;
+type Step = keyof typeof DONE;
+
+const user = (username: string, fields: Partial<UserInput> = {}): UserInput => ({
+  username,
+  enabled: true,
+  credentials: password(`${username}-pw`),
+  ...fields,
+});
+type UserInput = NonNullable<KeycloakRealmInput['users']>[number];
+
+describe('required actions on the login form', () => {
+  const idp = useIdp(() => ({
+    clock: Y2030,
+    frozen: true,
+    fixtures: harbor({
+      users: [
+        user('tor', { requiredActions: ['TERMS_AND_CONDITIONS'] }),
+        user('tage', { requiredActions: ['terms_and_conditions'] }),
+        user('anna', { email: 'anna@harbor.test', firstName: 'Anna', requiredActions: ['UPDATE_PROFILE'] }),
+        user('vera', { email: 'vera@harbor.test', requiredActions: ['VERIFY_EMAIL'] }),
+        user('kim', {
+          email: 'kim@harbor.test',
+          emailVerified: true,
+          requiredActions: ['VERIFY_EMAIL', 'UPDATE_PROFILE', 'TERMS_AND_CONDITIONS', 'UPDATE_PASSWORD'],
+        }),
+        user('kaja', {
+          email: 'kaja@harbor.test',
+          requiredActions: ['UPDATE_PROFILE', 'TERMS_AND_CONDITIONS'],
+        }),
+        user('otto', { requiredActions: ['CONFIGURE_TOTP', 'my-custom-action'] }),
+        user('nils', { requiredActions: ['VERIFY_EMAIL'] }),
+        user('vida', { email: 'vida@harbor.test', emailVerified: true, requiredActions: ['VERIFY_EMAIL'] }),
+        user('vic', { email: 'vic@harbor.test', requiredActions: ['VERIFY_EMAIL'] }),
+        user('bo', {
+          email: 'bo@harbor.test',
+          firstName: 'Bo',
+          lastName: 'Ek',
+          requiredActions: ['UPDATE_PROFILE'],
+        }),
+        user('tea', { requiredActions: ['TERMS_AND_CONDITIONS'] }),
+        user('dan', {
+          requiredActions: ['TERMS_AND_CONDITIONS'],
+          attributes: { terms_and_conditions: ['1'] },
+        }),
+      ],
+    }),
+  }));
+
+  /** The user as the admin API shows it. */
+  async function adminUser(username: string) {
+    const kc = await adminClient(idp, 'harbor');
+    const [found] = await kc.users.find({ username, exact: true });
+    expect(found, username).toBeDefined();
+    return found ?? {};
+  }
+
+  /** Posts each step's page as done, checking it is the page shown; answers what the last post answered. */
+  async function walk(username: string, steps: readonly Step[]) {
+    const first = await submit(idp, username, `${username}-pw`);
+    let page = first;
+    for (const step of steps) {
+      expect(page.status, `${step}: ${page.text}`).toBe(200);
+      expect(page.text).toContain(`<form id="${DONE[step].form}" class="password" method="post"`);
+      expect(page.headers.getSetCookie()).toEqual([]);
+      page = await postForm(idp.endpoints.auth, {
+        ...updateFields(page.text, DONE[step].form),
+        ...DONE[step].post(username),
+      });
+    }
+    return page;
+  }
+
+  it.each([
+    {
+      username: 'tor',
+      steps: ['TERMS_AND_CONDITIONS'],
+      left: [],
+      attributes: { terms_and_conditions: [String(Y2030)] },
+    },
+    {
+      username: 'tage',
+      steps: ['TERMS_AND_CONDITIONS'],
+      left: [],
+      attributes: { terms_and_conditions: [String(Y2030)] },
+    },
+    {
+      username: 'anna',
+      steps: ['UPDATE_PROFILE'],
+      left: [],
+      profile: { email: 'anna@new.harbor.test', firstName: 'Ny', lastName: 'Navnesen', emailVerified: false },
+      claims: {
+        email: 'anna@new.harbor.test',
+        given_name: 'Ny',
+        family_name: 'Navnesen',
+        email_verified: false,
+      },
+    },
+    {
+      username: 'vera',
+      steps: ['VERIFY_EMAIL'],
+      left: [],
+      profile: { email: 'vera@harbor.test', emailVerified: true },
+      claims: { email_verified: true },
+    },
+    {
+      // In Keycloak's order whatever the user's; the new email is verified by the last page.
+      username: 'kim',
+      steps: ['TERMS_AND_CONDITIONS', 'UPDATE_PASSWORD', 'UPDATE_PROFILE', 'VERIFY_EMAIL'],
+      left: [],
+      profile: { email: 'kim@new.harbor.test', emailVerified: true },
+      attributes: { terms_and_conditions: [String(Y2030)] },
+      password: 'chosen-pw',
+    },
+    // No page for these: the sign-in goes on, and they stay pending.
+    { username: 'otto', steps: [], left: ['CONFIGURE_TOTP', 'my-custom-action'] },
+    // As Keycloak: no email to verify, the action is skipped; one already verified is done without a page.
+    { username: 'nils', steps: [], left: ['VERIFY_EMAIL'] },
+    { username: 'vida', steps: [], left: [], profile: { emailVerified: true } },
+  ] as {
+    username: string;
+    steps: Step[];
+    left: string[];
+    profile?: Record<string, unknown>;
+    attributes?: Record<string, string[]>;
+    claims?: Record<string, unknown>;
+    password?: string;
+  }[])(
+    '$username: the pages of $steps, then a code; the admin API shows $left left',
+    async ({ username, steps, left, profile, attributes, claims, password: chosen }) => {
+      const done = await walk(username, steps);
+      expect(done.status, done.text).toBe(302);
+      const idToken = await signedInClaims(idp, done.headers.get('location'));
+      expect(idToken['preferred_username']).toBe(username);
+      expect(idToken).toMatchObject(claims ?? {});
+      const shown = await adminUser(username);
+      expect(shown.requiredActions).toEqual(left);
+      expect(shown).toMatchObject(profile ?? {});
+      if (attributes !== undefined) expect(shown.attributes).toMatchObject(attributes);
+      else expect(shown.attributes?.['terms_and_conditions']).toBeUndefined();
+      // Done is done: the next sign-in goes straight in (with the new password when one was chosen).
+      const again = await submit(idp, username, chosen ?? `${username}-pw`);
+      expect(again.status, again.text).toBe(302);
+    },
+  );
+
+  it("shows Keycloak's pages: titles, fields filled in, the email to verify, Accept and Decline", async () => {
+    const profile = await submit(idp, 'bo', 'bo-pw');
+    for (const part of [
+      '<title>Sign in to Harbor &#60;Ops&#62;</title>',
+      '<h1 id="kc-page-title">Update Account Information</h1>',
+      'You need to update your user profile to activate your account.',
+      '<input type="email" id="email" name="email" value="bo@harbor.test" autocomplete="email" autofocus>',
+      '<input type="text" id="firstName" name="firstName" value="Bo" autocomplete="given-name">',
+      '<input type="text" id="lastName" name="lastName" value="Ek" autocomplete="family-name">',
+      '<input type="submit" id="kc-submit" class="primary" value="Submit">',
+      '<input type="hidden" name="state" value="st-form">',
+    ])
+      expect(profile.text).toContain(part);
+    // The username only where the realm lets users change it.
+    expect(profile.text).not.toContain('id="username"');
+    const verify = await submit(idp, 'vic', 'vic-pw');
+    for (const part of [
+      '<h1 id="kc-page-title">Email verification</h1>',
+      'An email with instructions to verify your email address has been sent to your address vic@harbor.test.',
+      '<button type="submit" id="mock-verify-email" name="verify-email" value="link" class="primary">',
+    ])
+      expect(verify.text).toContain(part);
+    const terms = await submit(idp, 'tea', 'tea-pw');
+    for (const part of [
+      '<h1 id="kc-page-title">Terms and Conditions</h1>',
+      '<button type="submit" id="kc-accept" name="accept" class="primary">Accept</button>',
+      '<button type="submit" id="kc-decline" name="cancel" class="cancel">Decline</button>',
+    ])
+      expect(terms.text).toContain(part);
+  });
+
+  const TIMED_OUT = 'Your login attempt timed out. Login will start from the beginning.';
+  const fieldError = (field: string, message: string) =>
+    `<span id="input-error-${field}" class="error" aria-live="polite">${message}</span>`;
+  const PROFILE = { email: 'bo@harbor.test', firstName: 'Bo', lastName: 'Ek' };
+
+  it.each([
+    {
+      why: 'no first name',
+      username: 'bo',
+      post: { ...PROFILE, firstName: ' ' },
+      shows: [fieldError('firstName', 'Please specify this field.'), 'value="bo@harbor.test"'],
+    },
+    {
+      why: 'no last name',
+      username: 'bo',
+      post: { ...PROFILE, lastName: '' },
+      shows: [fieldError('lastName', 'Please specify this field.')],
+    },
+    {
+      why: 'no email',
+      username: 'bo',
+      post: { firstName: 'Bo', lastName: 'Ek' },
+      shows: [fieldError('email', 'Please specify this field.')],
+    },
+    {
+      why: 'a malformed email',
+      username: 'bo',
+      post: { ...PROFILE, email: 'bo at harbor' },
+      shows: [fieldError('email', 'Invalid email address.'), 'value="bo at harbor"'],
+    },
+    {
+      why: "another user's email",
+      username: 'bo',
+      post: { ...PROFILE, email: 'VERA@harbor.test' },
+      shows: [fieldError('email', 'Email already exists.')],
+    },
+    {
+      why: 'a name with a prohibited character',
+      username: 'bo',
+      post: { ...PROFILE, lastName: '<Ek>' },
+      shows: [fieldError('lastName', 'Value contains invalid character.'), 'value="&#60;Ek&#62;"'],
+    },
+    {
+      why: 'a name too long',
+      username: 'bo',
+      post: { ...PROFILE, firstName: 'B'.repeat(256) },
+      shows: [fieldError('firstName', 'Maximal length is 255.')],
+    },
+    {
+      why: 'an email with a control character',
+      username: 'bo',
+      post: { ...PROFILE, email: 'bo\u0000@harbor.test' },
+      shows: [fieldError('email', 'Invalid email address.')],
+    },
+    {
+      why: 'Email verification without its button',
+      username: 'vic',
+      post: {},
+      shows: ['<form id="kc-verify-email-form"'],
+    },
+    {
+      why: 'Terms without Accept or Decline',
+      username: 'tea',
+      post: { other: 'x' },
+      shows: ['<form id="kc-terms-form"'],
+    },
+    {
+      why: 'an altered code',
+      username: 'bo',
+      post: PROFILE,
+      code: (c: string) => `${c.slice(0, -2)}xx`,
+      shows: [TIMED_OUT, '<form id="kc-form-login"'],
+    },
+    { why: 'no code', username: 'bo', post: PROFILE, code: () => '', shows: [TIMED_OUT] },
+    {
+      why: 'an expired code (5 minutes on)',
+      username: 'bo',
+      post: PROFILE,
+      advance: 301,
+      shows: [TIMED_OUT],
+    },
+  ] as {
+    why: string;
+    username: string;
+    post: Record<string, string>;
+    shows: string[];
+    code?: (code: string) => string;
+    advance?: number;
+  }[])('$why: 200, the page again (or the login form), nothing saved', async (row) => {
+    const asked = await submit(idp, row.username, `${row.username}-pw`);
+    const formId = /<form id="([^"]*)" class="password"/.exec(asked.text)?.[1] ?? '';
+    const fields = updateFields(asked.text, formId);
+    if (row.code !== undefined) fields['session_code'] = row.code(fields['session_code'] ?? '');
+    if (row.advance !== undefined) idp.clock.advance(row.advance);
+    try {
+      const answer = await postForm(idp.endpoints.auth, { ...fields, ...row.post });
+      expect(answer.status, answer.text).toBe(200);
+      for (const part of row.shows) expect(answer.text).toContain(part);
+      expect(answer.headers.getSetCookie()).toEqual([]);
+    } finally {
+      if (row.advance !== undefined) idp.clock.advance(-row.advance);
+    }
+    expect((await adminUser(row.username)).requiredActions).not.toEqual([]);
+  });
+
+  it('Decline: access_denied at the redirect URI; the action stays and the acceptance is forgotten', async () => {
+    const terms = await submit(idp, 'dan', 'dan-pw');
+    const declined = await postForm(idp.endpoints.auth, {
+      ...updateFields(terms.text, 'kc-terms-form'),
+      cancel: '',
+    });
+    expect(declined.status, declined.text).toBe(302);
+    const callback = new URL(declined.headers.get('location') ?? '');
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe('st-form');
+    expect(callback.searchParams.get('code')).toBeNull();
+    const shown = await adminUser('dan');
+    expect(shown.requiredActions).toEqual(['TERMS_AND_CONDITIONS']);
+    expect(shown.attributes?.['terms_and_conditions']).toBeUndefined();
+  });
+
+  it('a pushed request: each page posts client_id, a new request_uri and the code; the sign-in keeps its state', async () => {
+    const pushed = await postForm(idp.endpoints.par, AUTHORIZE, basic(CLIENT, SECRET));
+    expect(pushed.status, pushed.text).toBe(201);
+    let page = await submit(idp, 'kaja', 'kaja-pw', {
+      client_id: CLIENT,
+      request_uri: String(pushed.json['request_uri']),
+    });
+    for (const step of ['TERMS_AND_CONDITIONS', 'UPDATE_PROFILE'] as const) {
+      const fields = updateFields(page.text, DONE[step].form);
+      expect(Object.keys(fields)).toEqual(['client_id', 'request_uri', 'session_code']);
+      page = await postForm(idp.endpoints.auth, { ...fields, ...DONE[step].post('kaja') });
+    }
+    expect(page.status, page.text).toBe(302);
+    expect(await signedInAs(idp, page.headers.get('location'))).toBe('kaja');
+  });
+});
+
+describe("a realm's own required-action definitions", () => {
+  const idp = useIdp(() => ({
+    fixtures: harbor({
+      requiredActions: [
+        { alias: 'TERMS_AND_CONDITIONS', enabled: false, priority: 20 },
+        { alias: 'VERIFY_EMAIL', enabled: true, priority: 5 },
+      ],
+      users: [
+        user('ulf', {
+          email: 'ulf@harbor.test',
+          requiredActions: ['UPDATE_PASSWORD', 'TERMS_AND_CONDITIONS', 'VERIFY_EMAIL'],
+        }),
+      ],
+    }),
+  }));
+
+  it('runs by their priority, and skips a disabled one (it stays pending)', async () => {
+    const verify = await submit(idp, 'ulf', 'ulf-pw');
+    expect(verify.text).toContain('<form id="kc-verify-email-form"');
+    const update = await postForm(idp.endpoints.auth, {
+      ...updateFields(verify.text, 'kc-verify-email-form'),
+      'verify-email': 'link',
+    });
+    expect(update.text).toContain('<form id="kc-passwd-update-form"');
+    const done = await postForm(idp.endpoints.auth, {
+      ...updateFields(update.text),
+      ...DONE.UPDATE_PASSWORD.post(),
+    });
+    expect(done.status, done.text).toBe(302);
+    const kc = await adminClient(idp, 'harbor');
+    const [shown] = await kc.users.find({ username: 'ulf', exact: true });
+    expect(shown?.requiredActions).toEqual(['TERMS_AND_CONDITIONS']);
+  });
+});
+
+describe('a realm with editUsernameAllowed', () => {
+  const idp = useIdp(() => ({
+    fixtures: harbor({
+      editUsernameAllowed: true,
+      users: [
+        user('rolf', {
+          email: 'rolf@harbor.test',
+          firstName: 'Rolf',
+          lastName: 'Berg',
+          requiredActions: ['UPDATE_PROFILE'],
+        }),
+        user('siri', { email: 'siri@harbor.test' }),
+      ],
+    }),
+  }));
+  const PROFILE = { email: 'rolf@harbor.test', firstName: 'Rolf', lastName: 'Berg' };
+
+  it('Update Account Information has the username: refused when empty or taken, else the user signs in renamed', async () => {
+    const asked = await submit(idp, 'rolf', 'rolf-pw');
+    expect(asked.text).toContain(
+      '<input type="text" id="username" name="username" value="rolf" autocomplete="username" autofocus>',
+    );
+    const fields = updateFields(asked.text, 'kc-update-profile-form');
+    for (const [username, message] of [
+      ['', 'Please specify username.'],
+      ['SIRI', 'Username already exists.'],
+      ['ro', 'Length must be between 3 and 200.'],
+      ['r'.repeat(201), 'Length must be between 3 and 200.'],
+      ['rolf berg', 'Value contains invalid character.'],
+      ['rolf\u0000', 'Value contains invalid character.'],
+    ] as const) {
+      const refused = await postForm(idp.endpoints.auth, { ...fields, ...PROFILE, username });
+      expect(refused.text).toContain(
+        `<span id="input-error-username" class="error" aria-live="polite">${message}</span>`,
+      );
+    }
+    const done = await postForm(idp.endpoints.auth, { ...fields, ...PROFILE, username: ' Rolf.Berg ' });
+    expect(done.status, done.text).toBe(302);
+    expect(await signedInAs(idp, done.headers.get('location'))).toBe('rolf.berg');
+    // The new name signs in at once, with nothing left to do.
+    expect((await submit(idp, 'rolf.berg', 'rolf-pw')).status).toBe(302);
   });
 });

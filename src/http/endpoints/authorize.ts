@@ -18,8 +18,9 @@ import { isRegisteredRedirect, registeredRedirectUri } from '../../oauth/redirec
 import { withRequestObject } from '../../oauth/request-object.js';
 import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf } from '../context.js';
-import { sendErrorPage, sendFormPost, sendLoginPage, sendUpdatePasswordPage, hintNotice } from '../pages.js';
-import { passwordForm, postedLogin, type UpdatePassword } from '../password-login.js';
+import { sendActionPage, sendErrorPage, sendFormPost, sendLoginPage, hintNotice } from '../pages.js';
+import { passwordForm, postedLogin } from '../password-login.js';
+import type { CompleteAction } from '../required-actions.js';
 import { PATHS } from '../../realm/paths.js';
 
 function respond(
@@ -188,9 +189,12 @@ function checkPushed(client: Client, pushed: boolean, fail: Fail): boolean {
   return false;
 }
 
-/** The login page's Cancel button: the user declined, as the real provider reports it. */
+/**
+ * The login page's Cancel button: the user declined, as the real provider reports it. (A required action's
+ * page, which posts its `session_code`, has its own: Terms and Conditions' Decline.)
+ */
 function checkCancelled({ req }: Exchange, params: Params, fail: Fail): boolean {
-  if (req.method !== 'POST' || params.get('cancel') === undefined) return false;
+  if (req.method !== 'POST' || params.get('cancel') === undefined || params.has('session_code')) return false;
   fail('access_denied', 'The user cancelled the sign-in');
   return true;
 }
@@ -205,23 +209,25 @@ async function authenticate(
   params: Params,
   pushed: boolean,
   fail: Fail,
-  updatePassword?: UpdatePassword,
+  completeAction?: CompleteAction,
 ): Promise<{ user: Subject; session: Session } | undefined> {
   const { p, req, res, issuer } = x;
   const now = p.clock.nowSeconds();
   const current = await browserSession(p, req.headers.cookie);
   const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
-  const posted = await postedLogin(p, req.method, params, updatePassword);
-  if (posted?.update !== undefined) {
-    // A user who must choose a new password (UPDATE_PASSWORD): Keycloak's page for it, then the sign-in.
-    sendUpdatePasswordPage(res, {
+  const posted = await postedLogin(p, req.method, params, completeAction);
+  if (posted?.step !== undefined) {
+    // A user with required actions pending: Keycloak's page of the next one, then the sign-in.
+    sendActionPage(res, {
       action: issuer + PATHS.auth,
       params: pushed ? await loginPageParams(p, request.client, params) : params.entries(),
       realm: passwordForm(p.realm, posted)?.realm ?? p.realm.name,
-      stage: posted.update,
+      stage: posted.step,
     });
     return undefined;
   }
+  // As Keycloak: Terms and Conditions declined ends the sign-in with access_denied.
+  if (posted?.declined === true) return fail('access_denied', 'The user declined the terms and conditions');
   const hint = posted === undefined ? params.get('login_hint') : undefined;
   const named =
     posted !== undefined ? posted.user : hint !== undefined ? userByHint(p.realm, hint) : undefined;
@@ -272,7 +278,7 @@ async function issue(
   respond(res, request.redirectUri, request.responseMode, fields);
 }
 
-export function authorizeHandler(p: RealmContext, updatePassword?: UpdatePassword): RequestHandler {
+export function authorizeHandler(p: RealmContext, completeAction?: CompleteAction): RequestHandler {
   return async (req, res) => {
     const x: Exchange = { p, req, res, issuer: issuerOf(res) };
     const query = readParams(x);
@@ -288,7 +294,7 @@ export function authorizeHandler(p: RealmContext, updatePassword?: UpdatePasswor
     if (!checkPushed(client, pushed, fail)) return;
     const request = checkRequest(x, client, redirectUri, params, pushed, fail);
     if (request === undefined || checkCancelled(x, params, fail)) return;
-    const signedIn = await authenticate(x, request, params, pushed, fail, updatePassword);
+    const signedIn = await authenticate(x, request, params, pushed, fail, completeAction);
     if (signedIn === undefined) return;
     await issue(x, request, signedIn);
   };

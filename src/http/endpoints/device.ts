@@ -1,7 +1,7 @@
 // The device flow's two endpoints (RFC 8628): POST /protocol/openid-connect/auth/device, where a client gets a
 // device code and a user code, and the page at /device, where a person enters that code, picks a user on the
-// login page (a Keycloak realm's: its username and password form too, and the "Update password" page when the
-// user must choose one) and approves (or cancels: the device hears access_denied).
+// login page (a Keycloak realm's: its username and password form too, and the pages of the user's required
+// actions) and approves (or cancels: the device hears access_denied).
 import type { RequestHandler } from 'express';
 import { isDisabled, userByHint } from '../../fixtures/realm.js';
 import { decideBackchannel, deviceRequestByUserCode } from '../../oauth/backchannel.js';
@@ -9,12 +9,13 @@ import { authorizeDevice } from '../../oauth/grants/device-code.js';
 import type { RealmContext } from '../../realm/context.js';
 import { PATHS } from '../../realm/paths.js';
 import { authenticateAt, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
-import { passwordForm, postedLogin, type UpdatePassword } from '../password-login.js';
+import { passwordForm, postedLogin } from '../password-login.js';
+import type { CompleteAction } from '../required-actions.js';
 import {
   sendDeviceCodePage,
   sendDeviceDonePage,
+  sendActionPage,
   sendLoginPage,
-  sendUpdatePasswordPage,
   hintNotice,
 } from '../pages.js';
 
@@ -31,9 +32,10 @@ export function deviceAuthorizationHandler(p: RealmContext): RequestHandler {
 /**
  * GET: the box for the user code (filled from `?user_code=`). POST with `user_code`: the login page of the
  * device's client; POST with `user_code` and `login_hint` (a user button) approves, with `cancel` denies. A
- * Keycloak realm's user who must choose a new password (UPDATE_PASSWORD) gets that page first, as at /auth.
+ * Keycloak realm's user with required actions gets their pages first, as at /auth (Terms and Conditions'
+ * Decline denies).
  */
-export function devicePageHandler(p: RealmContext, updatePassword?: UpdatePassword): RequestHandler {
+export function devicePageHandler(p: RealmContext, completeAction?: CompleteAction): RequestHandler {
   return async (req, res) => {
     const action = issuerOf(res) + PATHS.device;
     const params = paramsOf(req);
@@ -52,19 +54,21 @@ export function devicePageHandler(p: RealmContext, updatePassword?: UpdatePasswo
     const client = p.realm.clients.get(request.clientId);
     const clientName = client?.name ?? request.clientId;
     noteForLog(res, { client: request.clientId });
-    if (params.get('cancel') !== undefined) {
+    // A Keycloak realm's username and password form, or a user button (login_hint), as on the login page; the
+    // login page's Cancel (a required action's page has its own: Terms and Conditions' Decline).
+    const cancelled = params.get('cancel') !== undefined && !params.has('session_code');
+    const posted = cancelled ? undefined : await postedLogin(p, req.method, params, completeAction);
+    if (cancelled || posted?.declined === true) {
       await decideBackchannel(p, 'device', request.id, 'deny');
       sendDeviceDonePage(res, { approved: false, clientName });
       return;
     }
-    // A Keycloak realm's username and password form, or a user button (login_hint), as on the login page.
-    const posted = await postedLogin(p, req.method, params, updatePassword);
-    if (posted?.update !== undefined) {
-      sendUpdatePasswordPage(res, {
+    if (posted?.step !== undefined) {
+      sendActionPage(res, {
         action,
         params: [['user_code', userCode]],
         realm: passwordForm(p.realm, posted)?.realm ?? p.realm.name,
-        stage: posted.update,
+        stage: posted.step,
       });
       return;
     }
