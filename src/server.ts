@@ -454,8 +454,9 @@ export async function serveMockIdp(
   onListening?: (realms: ListeningRealm[], server: ListeningServer) => void,
 ): Promise<MockIdp> {
   const relativePath = normaliseRelativePath(given.httpRelativePath ?? '');
-  const options: MockIdpOptions = { ...given, httpRelativePath: relativePath };
-  const log = options.logger ?? createLogger(options.logLevel ?? 'silent');
+  const log = given.logger ?? createLogger(given.logLevel ?? 'silent');
+  // One logger for the server and every realm's parts (a replica's sharing of QA state logs through it).
+  const options: MockIdpOptions = { ...given, httpRelativePath: relativePath, logger: log };
   const tls = await tlsOf(options);
   const backend = await openStore(options.store, log, storeUnavailable);
   let realms: Realm[];
@@ -475,11 +476,8 @@ export async function serveMockIdp(
         log.warn(
           `realm "${realm.name}": --hostname-backchannel-dynamic does nothing without a fixed issuer (--issuer URL or the fixtures' issuer): every URL already follows the request`,
         );
-  // What a Keycloak realm file asks for and cannot be honoured: said once, at start.
-  for (const realm of realms)
-    for (const line of realm.keycloak?.unsupported ?? [])
-      log.warn(`${realm.source}: not supported, ignored: ${line}`);
-  // What Keycloak would read past in a realm file (an unknown field where it ignores one, an undefined scope).
+  // What a Keycloak realm file asks for and cannot be honoured, and what Keycloak would read past in it (an
+  // unknown field where it ignores one, an undefined scope); a change at run time tells what it adds.
   for (const realm of realms) logWarnings(log, realm);
   const early =
     onListening !== undefined &&

@@ -101,6 +101,17 @@ describe('a change through the admin API', () => {
         }),
       line: 'realm made: warning: "clients.0.defaultClientScopes.0": client "cli" names the client scope "nosuch", which the realm does not define; Keycloak leaves it out, and so does mock-idp (the realm\'s client scopes: acr, address, basic, email, microprofile-jwt, offline_access, organization, phone, profile, roles, web-origins) (at clients.0.defaultClientScopes.0)',
     },
+    {
+      name: 'a client whose mapper mock-idp cannot run (POST /clients)',
+      change: () =>
+        adminRequest(idp, kc, 'warned', 'POST', '/clients', {
+          clientId: 'scripted',
+          protocolMappers: [
+            { name: 's', protocol: 'openid-connect', protocolMapper: 'oidc-script-based-protocol-mapper' },
+          ],
+        }),
+      line: `${file}: not supported, ignored: protocol mapper type "oidc-script-based-protocol-mapper" (first in client "scripted"): its claims are left out`,
+    },
   ])('$name logs the warning it brings, and not again those said before', async ({ change, line }) => {
     expect((await change()).status).toBeLessThan(300);
     expect(warned).toEqual([line]);
