@@ -6,7 +6,15 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyToken } from '../helpers/jwt.js';
 import { useIdp, useLocalServer } from '../helpers/server.js';
-import { BROWSER_USERS, escapeHtml, listSessions, signInAs, skipBrowser, useChromium } from './harness.js';
+import {
+  BROWSER_USERS,
+  escapeHtml,
+  listSessions,
+  signInAs,
+  skipBrowser,
+  useChromium,
+  withPage,
+} from './harness.js';
 
 const CLIENT = 'quay-web';
 const SECRET = 'quay-web-secret';
@@ -91,10 +99,7 @@ describe.skipIf(skipBrowser)('express-openid-connect 3.4.0 against mock-idp in C
   });
 
   it('login, req.oidc.user, refresh, and the default /logout back to the bare baseURL', async () => {
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-
+    await withPage(browser, {}, async (page) => {
       // /login → mock-idp's login page → pick a user → /callback → back on the app.
       await page.goto(`${baseURL}/login`);
       await signInAs(page, idp, 'astrid');
@@ -133,8 +138,6 @@ describe.skipIf(skipBrowser)('express-openid-connect 3.4.0 against mock-idp in C
       await signInAs(page, idp, 'jonas');
       await page.waitForURL(`${baseURL}/`);
       expect(await shown(page)).toMatchObject({ user: { preferred_username: 'jonas' } });
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

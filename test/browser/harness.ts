@@ -4,7 +4,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core';
 import { expect } from 'vitest';
 import { skipWithout } from '../helpers/real-parts.js';
 import { startLocalServer, useStarted, type LocalTls, type TestIdp } from '../helpers/server.js';
@@ -46,6 +52,20 @@ export function launchChromiumProfile(
 /** Headless Chromium for the tests of the calling file or describe block. */
 export function useChromium(): Browser {
   return useStarted('useChromium()', launchChromium, (browser) => browser.close());
+}
+
+/** Runs `use` on a page of a new browser context (cookies of its own), closed afterwards. */
+export async function withPage<T>(
+  browser: Browser,
+  options: BrowserContextOptions,
+  use: (page: Page) => Promise<T>,
+): Promise<T> {
+  const context = await browser.newContext(options);
+  try {
+    return await use(await context.newPage());
+  } finally {
+    await context.close();
+  }
 }
 
 const KEYCLOAK_JS = createRequire(import.meta.url).resolve('keycloak-js');

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeycloakRealmInput } from '../../src/fixtures/keycloak/schema.js';
 import { clientConfig } from '../helpers/admin.js';
 import { useIdp } from '../helpers/server.js';
-import { skipBrowser, useAppServer, useChromium } from './harness.js';
+import { skipBrowser, useAppServer, useChromium, withPage } from './harness.js';
 
 const CLIENT = 'harbor-web';
 /** The phone and desktop sizes every page is looked at in. */
@@ -137,9 +137,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
   });
 
   it('a wrong password: the form again with #input-error, then the right one signs in', async () => {
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
+    await withPage(browser, {}, async (page) => {
       const flow = await start();
       await page.goto(flow.url.href);
       await fillAndSubmit(page, 'kari', 'wrong');
@@ -151,9 +149,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
       const landed = new URL(page.url());
       expect(landed.searchParams.get('state')).toBe(flow.state);
       expect(landed.searchParams.get('code')).toBeTruthy();
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   it('the user buttons below the form still sign in', async () => {
@@ -171,9 +167,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
   it.each(SCREENS)(
     'fits $width x $height with a refusal shown; screenshot written',
     async ({ width, height }) => {
-      const context = await browser.newContext({ viewport: { width, height } });
-      try {
-        const page = await context.newPage();
+      await withPage(browser, { viewport: { width, height } }, async (page) => {
         await page.goto((await start()).url.href);
         await fillAndSubmit(page, 'kari', 'wrong');
         await page.locator('#input-error').waitFor();
@@ -187,9 +181,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
         for (let i = 1; i < boxes.length; i++)
           expect(tops[i]).toBeGreaterThanOrEqual(bottoms[i - 1] ?? Infinity);
         await fitsAndShoot(page, width, `keycloak-login-${width}x${height}`);
-      } finally {
-        await context.close();
-      }
+      });
     },
   );
 
@@ -229,9 +221,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
   it.each(SCREENS)(
     'a temporary password at $width x $height: Update password (#password-new, #password-confirm), then a code',
     async ({ width, height }) => {
-      const context = await browser.newContext({ viewport: { width, height } });
-      try {
-        const page = await context.newPage();
+      await withPage(browser, { viewport: { width, height } }, async (page) => {
         const flow = await start();
         await page.goto(flow.url.href);
         await fillAndSubmit(page, `tove-${width}`, 'tove-temp');
@@ -255,18 +245,14 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
           idTokenExpected: true,
         });
         expect(tokens.claims()?.['preferred_username']).toBe(`tove-${width}`);
-      } finally {
-        await context.close();
-      }
+      });
     },
   );
 
   it.each(SCREENS)(
     'required actions at $width x $height: Terms, Update password, Update Account Information, Email verification, then a code',
     async ({ width, height }) => {
-      const context = await browser.newContext({ viewport: { width, height } });
-      try {
-        const page = await context.newPage();
+      await withPage(browser, { viewport: { width, height } }, async (page) => {
         const flow = await start();
         await page.goto(flow.url.href);
         await fillAndSubmit(page, `anne-${width}`, 'anne-temp');
@@ -306,9 +292,7 @@ describe.skipIf(skipBrowser)("a Keycloak realm's login form in Chromium", () => 
           email_verified: true,
           family_name: 'Andersen',
         });
-      } finally {
-        await context.close();
-      }
+      });
     },
   );
 });

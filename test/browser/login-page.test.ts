@@ -17,6 +17,7 @@ import {
   skipBrowser,
   useAppServer,
   useChromium,
+  withPage,
 } from './harness.js';
 
 const CLIENT = 'desk';
@@ -142,9 +143,7 @@ describe.skipIf(skipBrowser)('the login page in Chromium', () => {
   ])(
     'is readable on a $size ($width x $height): no sideways scrolling; screenshot written',
     async ({ size, width, height }) => {
-      const context = await browser.newContext({ viewport: { width, height } });
-      try {
-        const page = await context.newPage();
+      await withPage(browser, { viewport: { width, height } }, async (page) => {
         await openLoginPage(page);
         const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
         expect(scrollWidth).toBeLessThanOrEqual(width);
@@ -161,9 +160,7 @@ describe.skipIf(skipBrowser)('the login page in Chromium', () => {
         expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
         expect(png.readUInt32BE(16)).toBe(width);
         console.info(`login page screenshot (${size}): ${file}`);
-      } finally {
-        await context.close();
-      }
+      });
     },
   );
 });
@@ -250,9 +247,7 @@ describe.skipIf(skipBrowser)('the login page with 1,000 people and a named clien
     { width: 390, height: 844 },
     { width: 1280, height: 900 },
   ])('fits $width x $height with the filter in use; screenshot written', async ({ width, height }) => {
-    const context = await browser.newContext({ viewport: { width, height } });
-    try {
-      const page = await context.newPage();
+    await withPage(browser, { viewport: { width, height } }, async (page) => {
       await open(page);
       await page.locator('#filter').fill('person 00');
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
@@ -260,9 +255,7 @@ describe.skipIf(skipBrowser)('the login page with 1,000 people and a named clien
       const file = join(SHOTS, `login-filter-${width}x${height}.png`);
       await page.screenshot({ path: file, fullPage: false });
       console.info(`login page with a filter, screenshot: ${file}`);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
 
