@@ -1,7 +1,9 @@
 // What a suite moved from Keycloak 26 to mock-idp checks and first got a different answer for: the
 // client_credentials grant refused to a public client or one without service accounts (Keycloak's 401 and
 // words), and RP-initiated logout to a post-logout redirect URI that a client's `post.logout.redirect.uris`
-// registers with a trailing `*` (a realm file's client and one made through the admin API).
+// registers with a trailing `*` (a realm file's client and one made through the admin API); and refusals in
+// Keycloak's exact words where the mock adds its own for YAML realms (PKCE, token exchange, userinfo,
+// introspection).
 import { describe, expect, it } from 'vitest';
 import type { KeycloakRealmInput } from '../../src/fixtures/keycloak/schema.js';
 import { adminClient, serviceAccessToken } from '../helpers/admin.js';
@@ -20,7 +22,16 @@ const REALM: KeycloakRealmInput = {
       secret: 'portal-secret',
       directAccessGrantsEnabled: true,
       redirectUris: ['http://localhost:3000/cb'],
-      attributes: { 'post.logout.redirect.uris': 'http://localhost:4000/*##http://app.test/bye' },
+      attributes: {
+        'post.logout.redirect.uris': 'http://localhost:4000/*##http://app.test/bye',
+        'standard.token.exchange.enabled': 'true',
+      },
+    },
+    {
+      clientId: 'pkce-spa',
+      publicClient: true,
+      redirectUris: ['http://localhost:3000/cb'],
+      attributes: { 'pkce.code.challenge.method': 'S256' },
     },
   ],
 };
@@ -102,5 +113,96 @@ describe('RP-initiated logout to post.logout.redirect.uris with a wildcard', () 
     const answer = await logout(await idTokenAt('made', 'made-secret'), 'http://localhost:5000/signed-out');
     expect(answer.status).toBe(302);
     expect(answer.headers.get('location')).toBe('http://localhost:5000/signed-out?state=st');
+  });
+});
+
+describe("Keycloak's words, not the mock's longer ones, in a Keycloak realm", () => {
+  /** A password-grant access token of kim at portal. */
+  async function portalAccessToken(): Promise<string> {
+    const answer = await postForm(
+      tokenUrl(),
+      { grant_type: 'password', username: 'kim', password: 'kim-pw' },
+      { authorization: basic('portal', 'portal-secret') },
+    );
+    const token = answer.json['access_token'] as string;
+    await verifyToken(idp, token);
+    return token;
+  }
+
+  it.each([
+    {
+      what: 'an authorize request without PKCE from a client that requires S256',
+      send: async () => {
+        const query = new URLSearchParams({
+          client_id: 'pkce-spa',
+          redirect_uri: 'http://localhost:3000/cb',
+          response_type: 'code',
+          scope: 'openid',
+          state: 'st',
+        });
+        const answer = await fetch(`${idp.issuer}/protocol/openid-connect/auth?${query}`, {
+          redirect: 'manual',
+        });
+        const back = new URL(answer.headers.get('location') ?? '').searchParams;
+        return {
+          status: answer.status,
+          body: { error: back.get('error'), error_description: back.get('error_description') },
+        };
+      },
+      status: 302,
+      error: 'invalid_request',
+      description: 'Missing parameter: code_challenge_method',
+    },
+    {
+      what: 'a token exchange to an audience the new token would not have',
+      send: async () => {
+        const answer = await postForm(
+          tokenUrl(),
+          {
+            grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+            subject_token: await portalAccessToken(),
+            subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+            audience: 'kiosk',
+          },
+          { authorization: basic('portal', 'portal-secret') },
+        );
+        return { status: answer.status, body: answer.json };
+      },
+      status: 400,
+      error: 'invalid_request',
+      description: 'Requested audience not available: kiosk',
+    },
+    {
+      what: 'userinfo with a token that is not one',
+      send: async () => {
+        const answer = await fetch(`${idp.issuer}/protocol/openid-connect/userinfo`, {
+          headers: { authorization: 'Bearer not-a-token' },
+        });
+        expect(answer.headers.get('www-authenticate')).toContain(
+          'error_description="Token verification failed"',
+        );
+        return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+      },
+      status: 401,
+      error: 'invalid_token',
+      description: 'Token verification failed',
+    },
+    {
+      what: 'introspection by a public client',
+      send: async () => {
+        const answer = await postForm(`${idp.issuer}/protocol/openid-connect/token/introspect`, {
+          client_id: 'kiosk',
+          token: await portalAccessToken(),
+        });
+        return { status: answer.status, body: answer.json };
+      },
+      status: 403,
+      error: 'invalid_request',
+      description: 'Client not allowed.',
+    },
+  ])('$what: $status $error "$description"', async ({ send, status, error, description }) => {
+    const { status: got, body } = await send();
+    expect(got).toBe(status);
+    expect(body).toEqual({ error, error_description: description });
   });
 });
