@@ -5,7 +5,7 @@
 // Keycloak's exact words where the mock adds its own for YAML realms (PKCE, token exchange, userinfo,
 // introspection).
 import { describe, expect, it } from 'vitest';
-import type { KeycloakRealmInput } from '../../src/fixtures/keycloak/schema.js';
+import { loadFixtures, type KeycloakRealmInput } from '../../src/index.js';
 import { adminClient, serviceAccessToken } from '../helpers/admin.js';
 import { basic, postForm } from '../helpers/http.js';
 import { verifyToken } from '../helpers/jwt.js';
@@ -37,6 +37,11 @@ const REALM: KeycloakRealmInput = {
 };
 
 const idp = useIdp({ fixtures: REALM });
+
+it('the package entry types a realm representation, and loadFixtures takes one', async () => {
+  const loaded = await loadFixtures(REALM);
+  expect(Object.keys(loaded.clients ?? {})).toEqual(expect.arrayContaining(['worker', 'kiosk', 'portal']));
+});
 const tokenUrl = () => `${idp.issuer}/protocol/openid-connect/token`;
 
 describe('client_credentials refused as Keycloak 26 refuses it', () => {
