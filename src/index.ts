@@ -1,6 +1,7 @@
 // Package entry: startMockIdp, loadFixtures and their types.
 import { fixturesFromObject, loadFixturesFile } from './fixtures/load.js';
 import type { Fixtures, FixturesInput } from './fixtures/schema.js';
+import type { KeycloakRealmInput } from './fixtures/keycloak/schema.js';
 
 export {
   startMockIdp,
@@ -32,13 +33,18 @@ export type {
   ScopeFixture,
   TokenSettings,
 } from './fixtures/schema.js';
+/** A Keycloak realm representation (what `kc.sh export` writes), as `fixtures` and `loadFixtures` take it. */
+export type { KeycloakRealmInput };
 export { Clock, type ClockSetting, type ClockState } from './clock.js';
 export { OAuthError, type OAuthErrorCode } from './oauth/errors.js';
 export type { MockIdpError, MockIdpErrorCode } from './errors.js';
 export type { LogLevel } from './log.js';
 export { TlsError, type TlsOptions } from './keys/tls.js';
 
-/** Loads and validates fixtures from a YAML/JSON file path or an object; throws FixturesError listing every problem. */
-export async function loadFixtures(source: string | FixturesInput): Promise<Fixtures> {
+/**
+ * Loads and validates fixtures from a YAML/JSON file path or an object (the fixtures format, or a Keycloak
+ * realm representation); throws FixturesError listing every problem.
+ */
+export async function loadFixtures(source: string | FixturesInput | KeycloakRealmInput): Promise<Fixtures> {
   return (typeof source === 'string' ? await loadFixturesFile(source) : fixturesFromObject(source)).fixtures;
 }

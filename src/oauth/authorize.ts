@@ -4,7 +4,7 @@ import type { RealmContext } from '../realm/context.js';
 import type { Session } from '../store/state-store.js';
 import { buildAccessClaims, buildIdClaims, type Grant, type Stamp } from '../tokens/claims.js';
 import { accessTokenHeader, halfHash, signFor } from '../tokens/sign.js';
-import { OAuthError, invalidRequest } from './errors.js';
+import { OAuthError, inKeycloakWords, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
 import { grantScopes, parseScope } from './scopes.js';
 import { methodFor, parseAcrValues, requestedVersion } from './api-version.js';
@@ -174,7 +174,9 @@ export function checkAuthorizeRequest(
   const nonce = params.get('nonce');
   checkIdTokenRequest(responseType, nonce, scopes);
   // PKCE protects a code: a response without one (implicit) ignores it, as Keycloak does.
-  const pkce = hasWord(responseType, 'code') ? { ...checkPkce(client, params), ...checkDPoPJkt(params) } : {};
+  const pkce = hasWord(responseType, 'code')
+    ? { ...checkPkce(client, params, p.realm.keycloak !== undefined), ...checkDPoPJkt(params) }
+    : {};
   const state = params.get('state');
   const prompt = parsePrompt(params.get('prompt'));
   const maxAge = parseMaxAge(params.get('max_age'));
@@ -211,6 +213,7 @@ function checkDPoPJkt(params: Params): Pick<AuthorizeRequest, 'dpopJkt'> {
 function checkPkce(
   client: Client,
   params: Params,
+  keycloakRealm: boolean,
 ): Pick<AuthorizeRequest, 'codeChallenge' | 'codeChallengeMethod'> {
   const codeChallenge = params.get('code_challenge');
   const method = params.get('code_challenge_method') ?? (codeChallenge !== undefined ? 'plain' : undefined);
@@ -223,7 +226,10 @@ function checkPkce(
       `Invalid parameter: code_challenge (43 to 128 characters of A-Z, a-z, 0-9 and -._~; got ${codeChallenge.length})`,
     );
   if (client.pkce === 'required' && codeChallenge === undefined)
-    throw invalidRequest(`Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`);
+    throw inKeycloakWords(keycloakRealm, invalidRequest, {
+      keycloak: 'Missing parameter: code_challenge_method',
+      mock: `Missing parameter: code_challenge_method (client "${client.id}" requires PKCE)`,
+    });
   if (client.pkce === 'required' && method !== 'S256')
     throw invalidRequest(`Invalid parameter: code_challenge_method (client "${client.id}" requires S256)`);
   return {

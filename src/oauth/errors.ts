@@ -88,6 +88,18 @@ export function explained(
 }
 
 export const invalidRequest = (d: string): OAuthError => new OAuthError('invalid_request', d);
+
+/**
+ * A refusal in Keycloak 26's exact words for a realm read from a Keycloak realm file (suites moved from
+ * Keycloak compare them), the mock's fuller words otherwise; a Keycloak realm's debug log gets the fuller ones.
+ */
+export function inKeycloakWords(
+  keycloakRealm: boolean,
+  make: (description: string) => OAuthError,
+  words: { keycloak: string; mock: string },
+): OAuthError {
+  return keycloakRealm ? explained(make(words.keycloak), { why: words.mock }) : make(words.mock);
+}
 export const invalidGrant = (d: string): OAuthError => new OAuthError('invalid_grant', d);
 export const invalidScope = (d: string): OAuthError => new OAuthError('invalid_scope', d);
 export const unauthorizedClient = (d: string, status = 400): OAuthError =>

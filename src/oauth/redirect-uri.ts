@@ -38,9 +38,16 @@ function matchesRegistered(registered: string, uri: string): boolean {
   return uri.startsWith(prefix) || (prefix.endsWith('/') && uri === prefix.slice(0, -1));
 }
 
-/** Whether logout may redirect to `uri`: a redirect URI of the client, or one of its post-logout redirect URIs (exact). */
+/**
+ * Whether logout may redirect to `uri`: a redirect URI of the client, or one of its post-logout redirect URIs:
+ * a realm file's (`post.logout.redirect.uris`) matched as Keycloak matches redirect URIs (a trailing `*` is a
+ * prefix), a registered client's exactly (OIDC RP-Initiated Logout).
+ */
 function isRegisteredPostLogoutRedirect(client: Client, uri: string): boolean {
-  return isRegisteredRedirect(client, uri) || (client.postLogoutRedirectUris?.includes(uri) ?? false);
+  if (isRegisteredRedirect(client, uri)) return true;
+  const registered = client.postLogoutRedirectUris ?? [];
+  if (client.registration !== undefined) return registered.includes(uri);
+  return wellFormed(uri) && registered.some((r) => matchesRegistered(r, uri));
 }
 
 /** How a logout request named its client: the client_id parameter, or the audience of id_token_hint. */

@@ -356,15 +356,17 @@ describe('a Keycloak realm JSON', () => {
     expect(idp.provider.realm.clients.has('legacy-saml')).toBe(false);
   });
 
-  it('client_credentials for a client without a service account names the switch that allows it', async () => {
+  it('client_credentials for a client without a service account: Keycloak 26 answers 401 and its words', async () => {
     const answer = await postForm(
       `${idp.issuer}/protocol/openid-connect/token`,
       { grant_type: 'client_credentials' },
       { authorization: basic('reports', SECRETS.reports) },
     );
-    expect(answer.json['error_description']).toBe(
-      'Client "reports" is not allowed the client_credentials grant (grants: password, refresh_token); set "serviceAccountsEnabled": true (and not "publicClient": true) on client "reports" in the realm file',
-    );
+    expect(answer.status).toBe(401);
+    expect(answer.json).toEqual({
+      error: 'unauthorized_client',
+      error_description: 'Client not enabled to retrieve service account',
+    });
   });
 
   it('logout to an unregistered post_logout_redirect_uri names what the realm file registers', async () => {

@@ -1,7 +1,7 @@
 // POST /protocol/openid-connect/token/introspect: resource servers ask whether a token is active.
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
-import { OAuthError } from '../../oauth/errors.js';
+import { inKeycloakWords, OAuthError } from '../../oauth/errors.js';
 import { barredUser, introspect } from '../../oauth/introspect.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { verifyToken } from '../../tokens/verify.js';
@@ -14,10 +14,13 @@ export function introspectHandler(p: RealmContext): RequestHandler {
     const { client, method } = await authenticateAt(p, req, res, params, PATHS.introspect);
     // Introspection is for confidential callers (resource servers); Keycloak answers a public client so.
     if (method === 'none')
-      throw new OAuthError(
-        'invalid_request',
-        'Client not allowed: a public client cannot introspect tokens',
-        403,
+      throw inKeycloakWords(
+        p.realm.keycloak !== undefined,
+        (d) => new OAuthError('invalid_request', d, 403),
+        {
+          keycloak: 'Client not allowed.',
+          mock: 'Client not allowed: a public client cannot introspect tokens',
+        },
       );
     const token = params.require('token');
     const verdict = await verifyToken(p, token);

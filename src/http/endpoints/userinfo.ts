@@ -72,7 +72,11 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
     const { token, scheme } = accessTokenOf(req);
     const verdict = await verifyToken(p, token, 'access');
     if (!verdict.ok) {
-      const message = 'Token verification failed: not an active access token of this realm';
+      // Keycloak's words for a Keycloak realm (the reason is in the debug log either way).
+      const message =
+        p.realm.keycloak !== undefined
+          ? 'Token verification failed'
+          : 'Token verification failed: not an active access token of this realm';
       throw explained(
         scheme === 'DPoP' ? dpopChallenge('invalid_token', message, DPOP_ALGS) : invalidToken(message),
         { why: describeRefusal(p, verdict.refusal) },

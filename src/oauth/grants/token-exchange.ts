@@ -6,7 +6,7 @@ import type { RealmContext } from '../../realm/context.js';
 import { grantAudiences, type Grant } from '../../tokens/claims.js';
 import { verifyToken } from '../../tokens/verify.js';
 import { boundJkt, type DPoPProof } from '../dpop.js';
-import { explained, invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
+import { explained, inKeycloakWords, invalidRequest, OAuthError, unauthorizedClient } from '../errors.js';
 import { checkProofScope } from '../version-rules.js';
 import type { Params } from '../params.js';
 import { describeRefusal } from '../refusal.js';
@@ -134,9 +134,10 @@ async function grantTokenExchange(
   const available = grantAudiences(p.realm, grant);
   const missing = audiences.filter((a) => !available.includes(a));
   if (missing.length > 0)
-    throw invalidRequest(
-      `Requested audience not available: ${missing.join(', ')} (the new token's scopes and roles give: ${available.join(', ') || 'no audience'})`,
-    );
+    throw inKeycloakWords(p.realm.keycloak !== undefined, invalidRequest, {
+      keycloak: `Requested audience not available: ${missing.join(', ')}`,
+      mock: `Requested audience not available: ${missing.join(', ')} (the new token's scopes and roles give: ${available.join(', ') || 'no audience'})`,
+    });
   return { ...grant, audience: audiences };
 }
 
