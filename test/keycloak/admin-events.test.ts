@@ -254,20 +254,24 @@ describe('each flow, found by findEvents', () => {
       flow: 'a refresh',
       type: 'REFRESH_TOKEN',
       run: async () => {
-        const tokens = await passwordTokens(idp);
-        return client.refreshTokenGrant(
-          await clientConfig(idp, REALM, CLIENT, SECRET),
-          tokens.refresh_token ?? '',
-        );
+        const used = (await passwordTokens(idp)).refresh_token ?? '';
+        const config = await clientConfig(idp, REALM, CLIENT, SECRET);
+        return { used, tokens: await client.refreshTokenGrant(config, used) };
       },
-      expected: (tokens) => ({
-        clientId: CLIENT,
-        userId: KARI,
-        details: expect.objectContaining({
-          grant_type: 'refresh_token',
-          token_id: decodeJwt((tokens as client.TokenEndpointResponse).access_token).jti,
-        }),
-      }),
+      // The refresh token used, and the one given as the updated one.
+      expected: (made) => {
+        const { used, tokens } = made as { used: string; tokens: client.TokenEndpointResponse };
+        return {
+          clientId: CLIENT,
+          userId: KARI,
+          details: expect.objectContaining({
+            grant_type: 'refresh_token',
+            token_id: decodeJwt(tokens.access_token).jti,
+            refresh_token_id: decodeJwt(used).jti,
+            updated_refresh_token_id: decodeJwt(tokens.refresh_token ?? '').jti,
+          }),
+        };
+      },
     },
     {
       flow: 'a refresh token that is not one',

@@ -64,7 +64,8 @@ export function tokenHandler(p: RealmContext): RequestHandler {
           }
         : {}),
     });
-    if (eventsOn(p)) noteEvent(res, tokenEvent(grant, definition.type, method, issued));
+    if (eventsOn(p))
+      noteEvent(res, tokenEvent(grant, definition.type, method, issued, params.get('refresh_token')));
     sendNoStore(res, tokenResponseJson(issued, p.realm.brand.proof));
   };
 }
@@ -81,9 +82,21 @@ function tokenEvent(
   grantType: string,
   method: AuthMethod,
   issued: IssuedTokenResponse,
+  /** The refresh token a refresh grant used (verified by the grant). */
+  used: string | undefined,
 ): EventNote {
   const user = grant.serviceAccount || grantType === 'password' ? { username: grant.subject.username } : {};
   const refresh = issued.refresh_token !== undefined ? decodeJwt(issued.refresh_token).jti : undefined;
+  // As Keycloak: a refresh names the refresh token it used, and the one it gave as the updated one.
+  const refreshIds =
+    grantType === 'refresh_token' && used !== undefined
+      ? {
+          refresh_token_id: decodeJwt(used).jti ?? '',
+          ...(refresh !== undefined ? { updated_refresh_token_id: refresh } : {}),
+        }
+      : refresh !== undefined
+        ? { refresh_token_id: refresh }
+        : {};
   return {
     userId: grant.subject.sub,
     sessionId: grant.sessionId,
@@ -91,7 +104,8 @@ function tokenEvent(
       ...(grantType === 'password' ? { auth_method: 'openid-connect' } : {}),
       grant_type: grantType,
       token_id: decodeJwt(issued.access_token).jti ?? '',
-      ...(refresh !== undefined ? { refresh_token_id: refresh, refresh_token_type: 'Refresh' } : {}),
+      ...refreshIds,
+      ...(refresh !== undefined ? { refresh_token_type: 'Refresh' } : {}),
       scope: issued.scope,
       ...(grantType === 'authorization_code' ? { code_id: grant.sessionId } : {}),
       client_auth_method: AUTHENTICATORS[method] ?? 'client-secret',
