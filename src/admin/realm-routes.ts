@@ -1,13 +1,17 @@
 // /admin/realms: the realms served (list, read, settings, create, delete) and a realm's partial import.
 import type { Router } from 'express';
-import { keycloakRealmSchema, type KeycloakRealmRepresentation } from '../fixtures/keycloak/schema.js';
+import {
+  keycloakRealmSchema,
+  realmIdOf,
+  type KeycloakRealmRepresentation,
+} from '../fixtures/keycloak/schema.js';
 import { giveIds } from '../fixtures/keycloak/ids.js';
 import { addBuiltInClients } from '../fixtures/keycloak/builtin-clients.js';
 import { FixturesError, formatProblem } from '../fixtures/errors.js';
 import { changeRealm } from './edit.js';
 import { AdminError, badRequest, conflict } from './errors.js';
 import { parseBody } from './input.js';
-import { present, realmIdOf } from './representations.js';
+import { present } from './representations.js';
 import { clientsOf, realmRolesOf, usersOf } from './resources.js';
 import { created, editing, handle, keycloakOf, type AdminContext } from './http.js';
 import type { Provider } from '../realm/provider.js';

@@ -3,12 +3,13 @@
 import { mapperIdOf } from '../fixtures/keycloak/ids.js';
 import { nameUuid } from '../ids.js';
 import { clientScopes } from './client-scopes.js';
-import type {
-  ClientRepresentation,
-  GroupRepresentation,
-  KeycloakRealmRepresentation,
-  RoleRepresentation,
-  UserRepresentation,
+import {
+  realmIdOf,
+  type ClientRepresentation,
+  type GroupRepresentation,
+  type KeycloakRealmRepresentation,
+  type RoleRepresentation,
+  type UserRepresentation,
 } from '../fixtures/keycloak/schema.js';
 
 type Json = Record<string, unknown>;
@@ -19,10 +20,6 @@ export function present(value: Json): Json {
   for (const [k, v] of Object.entries(value)) if (v !== undefined && v !== null) out[k] = v;
   return out;
 }
-
-/** The realm's id: its own, else its name (as an imported realm without one gets). */
-export const realmIdOf = (rep: KeycloakRealmRepresentation): string =>
-  typeof rep['id'] === 'string' ? rep['id'] : rep.realm;
 
 const USER_ACCESS = {
   manageGroupMembership: true,

@@ -15,7 +15,8 @@ import {
   roleById,
   updateRole,
 } from './resources.js';
-import { realmIdOf, realmRolesOut, roleOut } from './representations.js';
+import { realmRolesOut, roleOut } from './representations.js';
+import { realmIdOf } from '../fixtures/keycloak/schema.js';
 import { created, editing, handle, keycloakOf, queryParam, rolesPage, type AdminContext } from './http.js';
 import type { KeycloakRealm } from '../fixtures/keycloak/model.js';
 

@@ -19,6 +19,9 @@ import { ADMIN_ROLE, MASTER } from './master.js';
 import { realmRoutes } from './realm-routes.js';
 import { userRolesOf } from './resources.js';
 import { userRoutes } from './user-routes.js';
+import { recordAdminEvent, type AdminCaller } from './admin-events.js';
+import { eventRoutes } from './event-routes.js';
+import { realmIdOf } from '../fixtures/keycloak/schema.js';
 import { clientRoutes } from './client-routes.js';
 import { clientScopeRoutes } from './client-scope-routes.js';
 import { mapperRoutes } from './mapper-routes.js';
@@ -31,8 +34,8 @@ import { roleRoutes } from './role-routes.js';
 import { groupRoutes } from './group-routes.js';
 import { roleMappingRoutes } from './role-mapping-routes.js';
 
-/** What an admin endpoint manages, as Keycloak's permissions divide it: users (and groups), clients, the realm. */
-type Area = 'users' | 'clients' | 'realm';
+/** What an admin endpoint manages, as Keycloak's permissions divide it: users (and groups), clients, events, the realm. */
+type Area = 'users' | 'clients' | 'realm' | 'events';
 
 const AREAS: Record<string, Area> = {
   users: 'users',
@@ -43,6 +46,8 @@ const AREAS: Record<string, Area> = {
   clients: 'clients',
   'client-scopes': 'clients',
   'client-session-stats': 'clients',
+  events: 'events',
+  'admin-events': 'events',
 };
 
 /**
@@ -71,7 +76,10 @@ function issuingRealm(token: string): string | undefined {
  * realm's `realm-management` client the request needs. Returns the realm a token of another realm than master
  * may see (the realm list shows only it). 401 for no token, a bad one or a disabled user; 403 without the role.
  */
-async function authorize(realms: AdminRealms, req: Request): Promise<string | undefined> {
+async function authorize(
+  realms: AdminRealms,
+  req: Request,
+): Promise<{ only: string | undefined; caller: AdminCaller }> {
   const header = req.headers.authorization ?? '';
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   if (token === undefined) throw unauthorized();
@@ -88,7 +96,13 @@ async function authorize(realms: AdminRealms, req: Request): Promise<string | un
   if (kc === undefined || user === undefined || user.enabled === false) throw unauthorized();
   // Roles as Keycloak resolves them: mapped directly, through a group (or a parent group), or a composite.
   const roles = userRolesOf(kc, user);
-  if (from === MASTER && roles.realm.includes(ADMIN_ROLE)) return undefined;
+  const azp = verdict.token.claims['azp'];
+  const caller = {
+    realmId: realmIdOf(kc.representation),
+    clientId: typeof azp === 'string' ? azp : '',
+    userId: user.id ?? '',
+  };
+  if (from === MASTER && roles.realm.includes(ADMIN_ROLE)) return { only: undefined, caller };
   const [realm, resource] = req.path.split('/').filter((s) => s !== '');
   if (from === MASTER || (realm !== undefined && realm !== from)) throw forbidden();
   const held = roles.client.get('realm-management') ?? [];
@@ -101,14 +115,15 @@ async function authorize(realms: AdminRealms, req: Request): Promise<string | un
         ? []
         : rolesFor(req.method, resource);
   if (!needed.some((r) => held.includes(r))) throw forbidden();
-  return from;
+  return { only: from, caller };
 }
 
 export function adminRouter(realms: AdminRealms): express.Router {
   const router = express.Router({ caseSensitive: true, strict: false });
   router.use((req, res, next) => {
-    authorize(realms, req).then((only) => {
+    authorize(realms, req).then(({ only, caller }) => {
       if (only !== undefined) res.locals['adminRealm'] = only;
+      recordAdminEvent(realms, req, res, caller);
       next();
     }, next);
   });
@@ -137,6 +152,7 @@ export function adminRouter(realms: AdminRealms): express.Router {
   roleHolderRoutes(router, ctx);
   sessionRoutes(router, ctx);
   keyRoutes(router, ctx);
+  eventRoutes(router, ctx);
   router.use(methodNotAllowed(router, methodNotAllowedHere));
   router.use((req: Request) => {
     throw notFound('HTTP 404 Not Found', `No admin endpoint ${req.method} ${req.baseUrl}${req.path}`);

@@ -8,6 +8,7 @@ import type { Why } from '../oauth/refusal.js';
 import type { Provider } from '../realm/provider.js';
 import { realmBasePath } from '../realm/paths.js';
 import { logLine } from '../qa/journal.js';
+import { saveRequestEvent } from './events.js';
 import type { JournalRecord } from '../store/journal.js';
 import { OAuthError } from '../oauth/errors.js';
 import { sendJson } from './context.js';
@@ -97,6 +98,7 @@ function requestLog(fallback: Provider, log: Logger): RequestHandler {
       if (realmRequest) {
         p.journal.add(record);
         if (p.store.journal !== p.journal) p.store.journal.add(record);
+        saveRequestEvent(p, req, res);
       }
       if (!logging()) return;
       const line = logLine(record);

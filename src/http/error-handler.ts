@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { isMockIdpError, type MockIdpError } from '../errors.js';
 import { OAuthError } from '../oauth/errors.js';
 import { sendJson } from './context.js';
+import { noteEvent } from './events.js';
 import type { Logger } from '../log.js';
 
 /** Errors thrown by body parsers (http-errors shape). */
@@ -72,6 +73,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (oauth !== undefined) {
       res.locals['why'] ??= oauth.why ?? oauth.description;
       res.locals['client'] ??= oauth.clientId;
+      if (oauth.event !== undefined) noteEvent(res, oauth.event);
       sendOAuthError(res, oauth);
       return;
     }

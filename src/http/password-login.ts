@@ -18,6 +18,8 @@ interface PostedLogin {
   error?: NonNullable<PasswordForm['error']>;
   step?: ActionStage;
   declined?: true;
+  /** A refusal's event: Keycloak's error string and the user it names. */
+  event?: { error: string; userId?: string };
 }
 
 const TIMED_OUT: PostedLogin = {
@@ -44,12 +46,15 @@ export async function postedLogin(
   const username = params.get('username') ?? '';
   const password = params.get('password');
   const user = userByLoginName(p.realm, username);
-  if (user === undefined || password === undefined || !(await passwordMatches(p, user, password)))
-    return { username, error: { message: 'Invalid username or password.', beside: true } };
+  const invalid = { message: 'Invalid username or password.', beside: true };
+  if (user === undefined) return { username, error: invalid, event: { error: 'user_not_found' } };
+  if (password === undefined || !(await passwordMatches(p, user, password)))
+    return { username, error: invalid, event: { error: 'invalid_user_credentials', userId: user.sub } };
   if (isDisabled(p.realm, user.username))
     return {
       username,
       error: { message: 'Account is disabled, contact your administrator.', beside: false },
+      event: { error: 'user_disabled', userId: user.sub },
     };
   // As Keycloak: the right password of a user with required actions leads to their pages, not in.
   const kcUser = p.realm.keycloak.users.get(user.username);

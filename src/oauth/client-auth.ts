@@ -54,6 +54,7 @@ async function lookup(p: RealmContext, id: string): Promise<Client> {
   if (client === undefined)
     throw explained(invalidClient(INVALID_CREDENTIALS), {
       why: `unknown client "${id}" (not in the fixtures)`,
+      event: { error: 'client_not_found' },
     });
   return client;
 }
@@ -65,6 +66,7 @@ function wrongSecret(client: Client, method: AuthMethod): OAuthError {
       client.secret === undefined
         ? `client "${client.id}" has no secret in the fixtures`
         : `wrong client secret for "${client.id}" (${method})`,
+    event: { error: 'invalid_client_credentials', clientId: client.id },
   });
 }
 

@@ -40,6 +40,20 @@ export const injected = (code: string): InjectedErrorCode => code as InjectedErr
 
 type ErrorCode = OAuthErrorCode | InjectedErrorCode;
 
+/**
+ * What a request's Keycloak event says (see realm/events.ts), noted where it is known; the endpoint and grant
+ * give the type and the OAuth error the error when not noted. Never a secret, token or password.
+ */
+export interface EventNote {
+  type?: string;
+  /** Keycloak's error string (`invalid_user_credentials`, `user_not_found`, …). */
+  error?: string;
+  clientId?: string;
+  userId?: string;
+  sessionId?: string;
+  details?: Record<string, string>;
+}
+
 export class OAuthError extends Error {
   override name = 'OAuthError';
   /** The same for every OAuthError: the OAuth `error` says which. */
@@ -53,6 +67,8 @@ export class OAuthError extends Error {
   why?: string | (() => Promise<string>);
   /** The client the failed request named, for the request log line. */
   clientId?: string;
+  /** What the realm's error event says beyond the OAuth error: Keycloak's error string, the user. */
+  event?: EventNote;
 
   constructor(
     error: ErrorCode,
@@ -80,10 +96,11 @@ export class OAuthError extends Error {
 /** Adds log-only detail to an error (see OAuthError.why / clientId) and returns it. */
 export function explained(
   err: OAuthError,
-  detail: { why?: string | (() => Promise<string>); clientId?: string | undefined },
+  detail: { why?: string | (() => Promise<string>); clientId?: string | undefined; event?: EventNote },
 ): OAuthError {
   if (detail.why !== undefined) err.why = detail.why;
   if (detail.clientId !== undefined) err.clientId = detail.clientId;
+  if (detail.event !== undefined) err.event = detail.event;
   return err;
 }
 

@@ -1,5 +1,6 @@
 // The request journal's records and where they are kept: the last requests to a realm, as records that hold
 // no secret, token, code, assertion or verifier. In this process a fixed-size ring; a shared store keeps a list.
+import { Ring } from './ring.js';
 
 export interface JournalRecord {
   /** When the request arrived, by the mock clock (ISO-8601). */
@@ -61,22 +62,20 @@ export function matches(r: JournalRecord, f: JournalFilter): boolean {
   return f.sinceMs === undefined || Date.parse(r.time) >= f.sinceMs;
 }
 
-/** A ring of the last `capacity` records: constant memory however long the server runs. */
+/** The journal in this process: a ring of the last `capacity` records. */
 export class RequestJournal implements JournalStore {
-  readonly capacity: number;
-  readonly #ring: (JournalRecord | undefined)[];
-  #next = 0;
-  #size = 0;
+  readonly #ring: Ring<JournalRecord>;
 
   constructor(capacity = JOURNAL_CAPACITY) {
-    this.capacity = capacity;
-    this.#ring = new Array<JournalRecord | undefined>(capacity);
+    this.#ring = new Ring(capacity);
+  }
+
+  get capacity(): number {
+    return this.#ring.capacity;
   }
 
   add(record: JournalRecord): void {
-    this.#ring[this.#next] = record;
-    this.#next = (this.#next + 1) % this.capacity;
-    if (this.#size < this.capacity) this.#size++;
+    this.#ring.add(record);
   }
 
   /** The records that match (the newest `limit` of them), oldest first (newest last). */
@@ -84,23 +83,21 @@ export class RequestJournal implements JournalStore {
     // Newest first, so that a limit stops the walk early; then turned around.
     const out: JournalRecord[] = [];
     const limit = filter.limit ?? this.capacity;
-    for (let i = 1; i <= this.#size && out.length < limit; i++) {
-      const record = this.#ring[(this.#next - i + this.capacity) % this.capacity];
-      if (record !== undefined && matches(record, filter)) out.push(record);
+    if (limit <= 0) return out;
+    for (const record of this.#ring.newestFirst()) {
+      if (!matches(record, filter)) continue;
+      out.push(record);
+      if (out.length >= limit) break;
     }
     return out.reverse();
   }
 
   size(): number {
-    return this.#size;
+    return this.#ring.size;
   }
 
   /** Empties the journal; returns how many records it held. */
   clear(): number {
-    const n = this.#size;
-    this.#ring.fill(undefined);
-    this.#next = 0;
-    this.#size = 0;
-    return n;
+    return this.#ring.clear();
   }
 }

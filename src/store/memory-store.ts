@@ -2,6 +2,7 @@
 import { Clock } from '../clock.js';
 import type { StoreBackend, StoreHealth } from './backend.js';
 import { MemoryFaults } from './faults.js';
+import { memoryEvents } from './events.js';
 import { RequestJournal } from './journal.js';
 import { RealmState } from './realm-state.js';
 import type {
@@ -293,7 +294,12 @@ class MemoryRecords implements RecordStore {
 export class MemoryStore extends RealmState {
   constructor(clock: Clock) {
     super(
-      { records: new MemoryRecords(clock), faults: new MemoryFaults(), journal: new RequestJournal() },
+      {
+        records: new MemoryRecords(clock),
+        faults: new MemoryFaults(),
+        journal: new RequestJournal(),
+        events: memoryEvents(),
+      },
       clock,
     );
   }

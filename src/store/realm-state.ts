@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { API_VERSIONS, METHODS } from '../fixtures/versions.js';
 import type { FaultStore } from './faults.js';
+import type { RealmEvents } from './events.js';
 import type { JournalStore } from './journal.js';
 import { zodParser as parser, type Lifetime, type RecordKind, type RecordStore } from './record-store.js';
 import {
@@ -269,6 +270,7 @@ interface RealmStateParts {
   records: RecordStore;
   faults: FaultStore;
   journal: JournalStore;
+  events: RealmEvents;
 }
 
 /**
@@ -278,6 +280,7 @@ interface RealmStateParts {
 export class RealmState implements StateStore {
   readonly faults: FaultStore;
   readonly journal: JournalStore;
+  readonly events: RealmEvents;
   readonly #records: RecordStore;
   readonly #clock: Clock;
   readonly #listeners: SessionEndListener[] = [];
@@ -287,6 +290,7 @@ export class RealmState implements StateStore {
     this.#records = parts.records;
     this.faults = parts.faults;
     this.journal = parts.journal;
+    this.events = parts.events;
     this.#clock = clock;
   }
 

@@ -7,7 +7,8 @@ import {
   type JournalRecord,
   type JournalStore,
 } from './journal.js';
-import { parseRecord, type RedisRealm } from './redis-records.js';
+import type { RedisRealm } from './redis-records.js';
+import { RedisList } from './redis-list.js';
 
 const journalRecordSchema = z.object({
   time: z.string(),
@@ -27,47 +28,29 @@ const journalRecordSchema = z.object({
  * JOURNAL_CAPACITY), so GET /mock/requests at any replica answers the whole provider's last requests.
  */
 export class RedisJournal implements JournalStore {
-  readonly #realm: RedisRealm;
-  readonly #key: string;
+  readonly #list: RedisList<JournalRecord>;
 
   constructor(realm: RedisRealm) {
-    this.#realm = realm;
-    this.#key = `${realm.prefix}journal`;
+    this.#list = new RedisList(realm, 'journal', journalRecordSchema, 'journal record', JOURNAL_CAPACITY);
   }
 
   add(record: JournalRecord): void {
-    // Not awaited: the request is answered already; a Redis that is away loses the record.
-    this.#realm.redis
-      .pipeline()
-      .rpush(this.#key, JSON.stringify(record))
-      .ltrim(this.#key, -JOURNAL_CAPACITY, -1)
-      .exec()
-      .catch(() => undefined);
+    this.#list.add(record);
   }
 
-  list(filter: JournalFilter = {}): Promise<JournalRecord[]> {
-    return this.#realm.run(async () => {
-      const out: JournalRecord[] = [];
-      // Only a limit: the newest records are the list's last ones, and no other need be read.
-      const onlyLimit = filter.limit !== undefined && Object.keys(filter).length === 1;
-      const from = onlyLimit ? -(filter.limit as number) : 0;
-      for (const raw of await this.#realm.redis.lrange(this.#key, from, -1)) {
-        const record = parseRecord(this.#realm, raw, journalRecordSchema, 'journal record');
-        if (record !== undefined && matches(record, filter)) out.push(record);
-      }
-      return filter.limit !== undefined ? out.slice(-filter.limit) : out;
-    });
+  async list(filter: JournalFilter = {}): Promise<JournalRecord[]> {
+    // Only a limit: the newest records are the list's last ones, and no other need be read.
+    const onlyLimit = filter.limit !== undefined && Object.keys(filter).length === 1;
+    const records = await this.#list.range(onlyLimit ? -(filter.limit as number) : 0);
+    const out = records.filter((record) => matches(record, filter));
+    return filter.limit !== undefined ? out.slice(-filter.limit) : out;
   }
 
   size(): Promise<number> {
-    return this.#realm.run(() => this.#realm.redis.llen(this.#key));
+    return this.#list.length();
   }
 
   clear(): Promise<number> {
-    return this.#realm.run(async () => {
-      const results = await this.#realm.redis.multi().llen(this.#key).del(this.#key).exec();
-      const length = results?.[0]?.[1];
-      return typeof length === 'number' ? length : 0;
-    });
+    return this.#list.clear();
   }
 }

@@ -16,6 +16,7 @@ import type {
   RecordStore,
 } from './record-store.js';
 import { RedisFaults } from './redis-faults.js';
+import { redisEvents } from './redis-events.js';
 import { RedisJournal } from './redis-journal.js';
 import { markerKey, readRecord, versionKey, type RedisRealm, type RunOnStore } from './redis-records.js';
 import type { StateStore } from './state-store.js';
@@ -434,6 +435,7 @@ class RedisBackend implements StoreBackend {
         records: new RedisRecords(parts, clock),
         faults: new RedisFaults(parts),
         journal: new RedisJournal(parts),
+        events: redisEvents(parts),
       },
       clock,
     );

@@ -2,6 +2,7 @@
 // ids and ended-session tombstones. Async, so a shared store (Redis) can hold it as the memory one does. One
 // implementation (realm-state.ts) over a small record store (record-store.ts: memory or Redis).
 import type { FaultStore } from './faults.js';
+import type { RealmEvents } from './events.js';
 import type { JournalStore } from './journal.js';
 import type { ApiVersion, Method } from '../fixtures/versions.js';
 
@@ -126,6 +127,8 @@ export interface StateStore {
   readonly faults: FaultStore;
   /** The request journal (GET /mock/requests). */
   readonly journal: JournalStore;
+  /** The realm's Keycloak events (user events and admin events). */
+  readonly events: RealmEvents;
   /** Seconds past its expiry a session's tokens may still be unexpired (set from the realm's lifespans). */
   tombstoneSeconds: number;
   /** Called for every session that ends here: ended explicitly or found idle past its expiry. */

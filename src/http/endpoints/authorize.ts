@@ -18,6 +18,7 @@ import { isRegisteredRedirect, registeredRedirectUri } from '../../oauth/redirec
 import { withRequestObject } from '../../oauth/request-object.js';
 import { isPushedRequestUri, loginPageParams, takePushedRequest } from '../../oauth/par.js';
 import { issuerOf, noteForLog, noteWhy, paramsOf } from '../context.js';
+import { noteEvent } from '../events.js';
 import { sendActionPage, sendErrorPage, sendFormPost, sendLoginPage, hintNotice } from '../pages.js';
 import { passwordForm, postedLogin } from '../password-login.js';
 import type { CompleteAction } from '../required-actions.js';
@@ -216,6 +217,8 @@ async function authenticate(
   const current = await browserSession(p, req.headers.cookie);
   const reusable = current !== undefined && sessionSatisfies(request, current, now) ? current : undefined;
   const posted = await postedLogin(p, req.method, params, completeAction);
+  if (posted?.event !== undefined)
+    noteEvent(res, { ...posted.event, details: loginDetails(request, posted.username.slice(0, 255)) });
   if (posted?.step !== undefined) {
     // A user with required actions pending: Keycloak's page of the next one, then the sign-in.
     sendActionPage(res, {
@@ -273,9 +276,27 @@ async function issue(
   { user, session }: { user: Subject; session: Session },
 ): Promise<void> {
   noteForLog(res, { user: user.username });
+  noteEvent(res, {
+    userId: user.sub,
+    sessionId: session.id,
+    details: { ...loginDetails(request, user.username), code_id: session.id },
+  });
   const fields = await issueAuthorizeResponse(p, request, session, user, issuer);
   if (p.realm.sso) res.setHeader('Set-Cookie', await sessionCookies(p, session, { issuer }));
   respond(res, request.redirectUri, request.responseMode, fields);
+}
+
+/** What a sign-in's event says of the request, as Keycloak's LOGIN and LOGIN_ERROR events. */
+function loginDetails(request: AuthorizeRequest, username: string): Record<string, string> {
+  return {
+    auth_method: 'openid-connect',
+    auth_type: 'code',
+    response_type: request.responseType,
+    redirect_uri: request.redirectUri,
+    consent: 'no_consent_required',
+    username,
+    response_mode: request.responseMode,
+  };
 }
 
 export function authorizeHandler(p: RealmContext, completeAction?: CompleteAction): RequestHandler {

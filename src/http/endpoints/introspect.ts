@@ -6,6 +6,7 @@ import { barredUser, introspect } from '../../oauth/introspect.js';
 import { describeRefusal } from '../../oauth/refusal.js';
 import { verifyToken } from '../../tokens/verify.js';
 import { authenticateAt, noteWhy, paramsOf, sendNoStore } from '../context.js';
+import { noteEvent } from '../events.js';
 import { PATHS } from '../../realm/paths.js';
 
 export function introspectHandler(p: RealmContext): RequestHandler {
@@ -27,6 +28,8 @@ export function introspectHandler(p: RealmContext): RequestHandler {
     if (!verdict.ok) noteWhy(res, describeRefusal(p, verdict.refusal));
     const barred = verdict.ok ? await barredUser(p, verdict.token) : undefined;
     if (barred !== undefined) noteWhy(res, `the token is valid, but ${barred}`);
+    const sessionId = verdict.ok ? verdict.token.sessionId : undefined;
+    noteEvent(res, sessionId !== undefined ? { sessionId } : {});
     sendNoStore(res, introspect(p, client, verdict.ok && barred === undefined ? verdict.token : undefined));
   };
 }

@@ -1,5 +1,5 @@
 // GET|POST /protocol/openid-connect/logout: ends the session named by id_token_hint or refresh_token, and the browser's.
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { RealmContext } from '../../realm/context.js';
 import { sessionIdOf, verifyOwnToken } from '../../tokens/verify.js';
@@ -8,6 +8,7 @@ import { browserSession, clearedCookies } from '../../oauth/browser-session.js';
 import { postLogoutRedirectProblem } from '../../oauth/redirect-uri.js';
 import type { Session } from '../../store/state-store.js';
 import { authenticateAt, issuerOf, noteForLog, paramsOf } from '../context.js';
+import { eventsOn, noteEvent } from '../events.js';
 import { sendErrorPage, sendLoggedOutPage } from '../pages.js';
 import { PATHS } from '../../realm/paths.js';
 
@@ -44,7 +45,12 @@ export function logoutHandler(p: RealmContext): RequestHandler {
       if (verified?.kind !== 'refresh') throw invalidGrant('Invalid refresh token');
       if (verified.claims['azp'] !== client.id)
         throw invalidGrant("Invalid refresh token. Token client and authorized client don't match");
-      if (verified.sessionId !== undefined) await p.store.endSession(verified.sessionId, 'logout');
+      if (verified.sessionId !== undefined) {
+        // The session's user, for the event (read only when the realm saves events).
+        const session = eventsOn(p) ? await p.store.activeSession(verified.sessionId) : undefined;
+        await p.store.endSession(verified.sessionId, 'logout');
+        if (session !== undefined) noteLogout(p, res, session);
+      }
       res.status(204).end();
       return;
     }
@@ -84,6 +90,8 @@ export function logoutHandler(p: RealmContext): RequestHandler {
     }
     const frames = [...ended.values()].flatMap((session) => frontchannelUris(p, session));
     for (const id of ended.keys()) await p.store.endSession(id, 'logout');
+    const first = ended.values().next().value;
+    if (first !== undefined) noteLogout(p, res, first, redirect);
     if (p.realm.sso) res.setHeader('Set-Cookie', clearedCookies({ issuer }));
 
     const state = params.get('state');
@@ -112,5 +120,16 @@ function frontchannelUris(p: RealmContext, session: Session): string[] {
     url.searchParams.set('iss', session.issuer);
     url.searchParams.set('sid', session.id);
     return [url.href];
+  });
+}
+
+/** The LOGOUT event of an ended session, as Keycloak's: its user, and where the browser goes next. */
+function noteLogout(p: RealmContext, res: Response, session: Session, redirect?: string): void {
+  const user = session.username !== undefined ? p.realm.users.get(session.username) : undefined;
+  noteEvent(res, {
+    clientId: session.clientId,
+    sessionId: session.id,
+    ...(user !== undefined ? { userId: user.sub } : {}),
+    ...(redirect !== undefined ? { details: { redirect_uri: redirect } } : {}),
   });
 }

@@ -8,6 +8,12 @@ import { issueTokenSet, tokenResponseJson } from '../../oauth/token-set.js';
 import { authenticateAt, issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
 import { tokenRequestProofOf } from '../dpop.js';
 import { PATHS } from '../../realm/paths.js';
+import { decodeJwt } from 'jose';
+import type { EventNote } from '../../oauth/errors.js';
+import type { IssuedTokenResponse } from '../../oauth/token-set.js';
+import type { AuthMethod } from '../../fixtures/schema.js';
+import type { Grant } from '../../tokens/claims.js';
+import { eventsOn, noteEvent } from '../events.js';
 
 const SUPPORTED = [...TOKEN_GRANTS.keys()].join(', ');
 
@@ -58,6 +64,52 @@ export function tokenHandler(p: RealmContext): RequestHandler {
           }
         : {}),
     });
+    if (eventsOn(p))
+      noteEvent(res, tokenEvent(grant, definition.type, method, issued, params.get('refresh_token')));
     sendNoStore(res, tokenResponseJson(issued, p.realm.brand.proof));
+  };
+}
+
+/** Keycloak's name of a client authentication method (its client authenticator's id). */
+const AUTHENTICATORS: Partial<Record<AuthMethod, string>> = {
+  private_key_jwt: 'client-jwt',
+  client_secret_jwt: 'client-secret-jwt',
+};
+
+/** What a token response's event says, as Keycloak's (the token ids, never the tokens). */
+function tokenEvent(
+  grant: Grant,
+  grantType: string,
+  method: AuthMethod,
+  issued: IssuedTokenResponse,
+  /** The refresh token a refresh grant used (verified by the grant). */
+  used: string | undefined,
+): EventNote {
+  const user = grant.serviceAccount || grantType === 'password' ? { username: grant.subject.username } : {};
+  const refresh = issued.refresh_token !== undefined ? decodeJwt(issued.refresh_token).jti : undefined;
+  // As Keycloak: a refresh names the refresh token it used, and the one it gave as the updated one.
+  const refreshIds =
+    grantType === 'refresh_token' && used !== undefined
+      ? {
+          refresh_token_id: decodeJwt(used).jti ?? '',
+          ...(refresh !== undefined ? { updated_refresh_token_id: refresh } : {}),
+        }
+      : refresh !== undefined
+        ? { refresh_token_id: refresh }
+        : {};
+  return {
+    userId: grant.subject.sub,
+    sessionId: grant.sessionId,
+    details: {
+      ...(grantType === 'password' ? { auth_method: 'openid-connect' } : {}),
+      grant_type: grantType,
+      token_id: decodeJwt(issued.access_token).jti ?? '',
+      ...refreshIds,
+      ...(refresh !== undefined ? { refresh_token_type: 'Refresh' } : {}),
+      scope: issued.scope,
+      ...(grantType === 'authorization_code' ? { code_id: grant.sessionId } : {}),
+      client_auth_method: AUTHENTICATORS[method] ?? 'client-secret',
+      ...user,
+    },
   };
 }

@@ -11,6 +11,7 @@ import { releasedClaims } from '../../tokens/placement.js';
 import { signFor } from '../../tokens/sign.js';
 import { versionOfClaims } from '../../tokens/versions.js';
 import { issuerOf, noteForLog, paramsOf, sendNoStore } from '../context.js';
+import { noteEvent } from '../events.js';
 
 /** The access token and how it came: `Authorization: Bearer`, `Authorization: DPoP`, or the form body. */
 function accessTokenOf(req: Request): { token: string; scheme: 'Bearer' | 'DPoP' | 'body' } {
@@ -89,6 +90,11 @@ export function userinfoHandler(p: RealmContext): RequestHandler {
     const entry = typeof claims.sub === 'string' ? p.subjectIds.lookup(p.realm, claims.sub, azp) : undefined;
     if (entry === undefined) throw invalidToken('Token verification failed: user not found');
     if (entry.serviceAccountOf === undefined) noteForLog(res, { user: entry.subject.username });
+    noteEvent(res, {
+      userId: entry.subject.sub,
+      ...(verdict.token.sessionId !== undefined ? { sessionId: verdict.token.sessionId } : {}),
+      details: { auth_method: 'validate_access_token' },
+    });
     const client = azp !== undefined ? p.realm.clients.get(azp) : undefined;
     const scopes = typeof claims['scope'] === 'string' ? claims['scope'].split(' ') : [];
     const released = releasedClaims(
