@@ -101,6 +101,15 @@ function requireMethod(client: Client, method: AuthMethod): void {
 }
 
 /**
+ * Keycloak refuses a bearer-only client at its token, revocation and CIBA endpoints once it has authenticated
+ * (TokenEndpoint.checkClient and its like): 400 invalid_client "Bearer-only not allowed".
+ */
+export function refuseBearerOnly(p: RealmContext, client: Client): void {
+  if (p.realm.keycloak?.clients.get(client.id)?.bearerOnly === true)
+    throw new OAuthError('invalid_client', 'Bearer-only not allowed', 400);
+}
+
+/**
  * Authenticates the calling client; 401 invalid_client / unauthorized_client on failure, carrying the
  * client id the request named for the log line.
  */

@@ -27,6 +27,7 @@ const REALM: KeycloakRealmInput = {
         'standard.token.exchange.enabled': 'true',
       },
     },
+    { clientId: 'orders-api', secret: 'api-secret', bearerOnly: true, serviceAccountsEnabled: true },
     {
       clientId: 'pkce-spa',
       publicClient: true,
@@ -68,6 +69,36 @@ describe('client_credentials refused as Keycloak 26 refuses it', () => {
     const answer = await postForm(tokenUrl(), body, authorization !== undefined ? { authorization } : {});
     expect(answer.status).toBe(401);
     expect(answer.json).toEqual({ error: 'unauthorized_client', error_description: description });
+  });
+});
+
+describe('a bearer-only client, as Keycloak 26 refuses it once it has authenticated', () => {
+  const api = basic('orders-api', 'api-secret');
+  it.each([
+    { endpoint: 'token', path: 'token', body: { grant_type: 'client_credentials' } },
+    {
+      endpoint: 'token (password grant)',
+      path: 'token',
+      body: { grant_type: 'password', username: 'kim', password: 'kim-pw' },
+    },
+    { endpoint: 'revocation', path: 'revoke', body: { token: 'anything' } },
+    { endpoint: 'CIBA', path: 'ext/ciba/auth', body: { scope: 'openid', login_hint: 'kim' } },
+  ])('$endpoint: 400 invalid_client "Bearer-only not allowed"', async ({ path, body }) => {
+    const answer = await postForm(`${idp.issuer}/protocol/openid-connect/${path}`, body, {
+      authorization: api,
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({ error: 'invalid_client', error_description: 'Bearer-only not allowed' });
+  });
+
+  it('with a wrong secret: 401, the authentication refused first', async () => {
+    const answer = await postForm(
+      tokenUrl(),
+      { grant_type: 'client_credentials' },
+      { authorization: basic('orders-api', 'wrong') },
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.json).toMatchObject({ error: 'unauthorized_client' });
   });
 });
 

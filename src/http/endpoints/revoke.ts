@@ -2,6 +2,7 @@
 import type { RequestHandler } from 'express';
 import type { RealmContext } from '../../realm/context.js';
 import { verifyOwnToken } from '../../tokens/verify.js';
+import { refuseBearerOnly } from '../../oauth/client-auth.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { authenticateAt, paramsOf } from '../context.js';
 import { PATHS } from '../../realm/paths.js';
@@ -10,6 +11,7 @@ export function revokeHandler(p: RealmContext): RequestHandler {
   return async (req, res) => {
     const params = paramsOf(req);
     const { client } = await authenticateAt(p, req, res, params, PATHS.revoke);
+    refuseBearerOnly(p, client);
     const token = params.require('token');
     const verified = await verifyOwnToken(p, token);
     // RFC 7009 §2.2: an invalid or unknown token is not an error.

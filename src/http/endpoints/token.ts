@@ -14,6 +14,7 @@ import type { IssuedTokenResponse } from '../../oauth/token-set.js';
 import type { AuthMethod } from '../../fixtures/schema.js';
 import type { Grant } from '../../tokens/claims.js';
 import { eventsOn, noteEvent } from '../events.js';
+import { refuseBearerOnly } from '../../oauth/client-auth.js';
 
 const SUPPORTED = [...TOKEN_GRANTS.keys()].join(', ');
 
@@ -34,6 +35,7 @@ export function tokenHandler(p: RealmContext): RequestHandler {
     noteForLog(res, { grant: definition.type });
     const issuer = issuerOf(res);
     const { client, method, audiences } = await authenticateAt(p, req, res, params, PATHS.token);
+    refuseBearerOnly(p, client);
     const dpop = await tokenRequestProofOf(p, req, res, PATHS.token);
     if (dpop === undefined && client.dpop === 'required')
       throw invalidDPoPProof(`Client "${client.id}" requires a DPoP proof: send a DPoP header`);
