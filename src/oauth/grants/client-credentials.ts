@@ -3,7 +3,7 @@ import type { RealmContext } from '../../realm/context.js';
 import type { Grant } from '../../tokens/claims.js';
 import type { Client } from '../../fixtures/realm.js';
 import type { AuthMethod } from '../../fixtures/schema.js';
-import { unauthorizedClient, type OAuthError } from '../errors.js';
+import { explained, unauthorizedClient, type OAuthError } from '../errors.js';
 import { grantsListed, howToAllow } from './not-allowed.js';
 import { versionedGrant } from '../version-rules.js';
 import { signedIn, type GrantDefinition, type GrantRequest, type TokenResponseShape } from './grant.js';
@@ -21,10 +21,9 @@ function keycloakRefusal(client: Client, method: AuthMethod, advice: string): OA
     : !client.grants.includes('client_credentials')
       ? 'Client not enabled to retrieve service account'
       : undefined;
-  if (description === undefined) return undefined;
-  const refusal = unauthorizedClient(description, 401);
-  refusal.why = advice;
-  return refusal;
+  return description !== undefined
+    ? explained(unauthorizedClient(description, 401), { why: advice })
+    : undefined;
 }
 
 async function grantClientCredentials(
